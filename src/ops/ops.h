@@ -43,11 +43,16 @@ enum class UnaryOp {
   linear, relu, relu6, sigmoid, tanh, elu, selu, softplus, softsign, silu, gelu, gelu_approximate,
   hard_sigmoid, hard_sigmoid_k2, hard_silu, exponential, mish, leaky_relu, sqrt, square, abs, exp, log
 };
-// alpha is the slope of leaky_relu and the scale of elu (Keras defaults 0.2 and 1.0); unused otherwise.
-Tensor unary(UnaryOp op, const Tensor& x, float alpha = 0.f);
+// alpha is the slope of leaky_relu and the scale of elu; unused otherwise. NaN (the default) means the
+// Keras default of the activation: 0.2 for leaky_relu, 1.0 for elu, so that an activation looked up
+// by name (unary_from_name) computes what Keras computes.
+Tensor unary(UnaryOp op, const Tensor& x, float alpha = std::numeric_limits<float>::quiet_NaN());
 // UnaryOp for a Keras activation name ("relu", "swish", "gelu", ...); false when it is not elementwise
-// (softmax, log_softmax) or unknown.
+// (softmax, log_softmax) or unknown. "hard_sigmoid" is the Keras 3 formula: readers of Keras 2 files
+// pick hard_sigmoid_k2 themselves.
 bool unary_from_name(std::string_view name, UnaryOp* op);
+// The enumerator's name ("silu", "gelu_approximate", "hard_sigmoid_k2"...), for messages and configs.
+std::string_view unary_name(UnaryOp op);
 
 // Keras ReLU layer / keras.activations.relu: max_value may be +inf, values below threshold become
 // negative_slope * (x - threshold).

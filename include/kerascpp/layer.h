@@ -1,0 +1,96 @@
+// Layer: the base of every Keras layer class in kerascpp (and of models, which are layers too).
+//
+// A layer is made from its canonical config (see src/io/config_dialect.h: every Keras dialect is
+// normalised before a layer sees it), built once for its input shapes (creating its variables),
+// and then called any number of times, from any number of threads: call() is const.
+//
+//   auto dense = make_layer("Dense", {{"name", "d"}, {"units", 4}});
+//   dense->build({{-1, 3}});
+//   std::vector<Tensor> y = dense->call({x}, {});
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kerascpp/tensor.h"
+#include "kerascpp/variable.h"
+
+namespace kerascpp {
+
+using Json = nlohmann::json;
+
+// What one call knows besides its inputs. Inference passes training=false.
+struct CallContext {
+  bool training = false;
+};
+
+class Layer {
+ public:
+  // Reads the keys every Keras layer has: name, trainable, dtype.
+  explicit Layer(const Json& config);
+  virtual ~Layer() = default;
+  Layer(const Layer&) = delete;
+  Layer& operator=(const Layer&) = delete;
+
+  virtual std::string class_name() const = 0;
+  const std::string& name() const { return name_; }
+  bool trainable() const { return trainable_; }
+  bool built() const { return built_; }
+
+  // Creates the variables for these input shapes (batch dimension -1). Called once, before call().
+  void build(const std::vector<Shape>& input_shapes);
+  // Output shapes for these input shapes; ValueError naming the layer when they do not fit.
+  virtual std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) const = 0;
+  // inputs: the flattened tensors of the call's arguments (one for most layers, a list for merges).
+  virtual std::vector<Tensor> call(const std::vector<Tensor>& inputs, const CallContext& ctx) const = 0;
+
+  // The canonical config (Keras 3 keys), enough to rebuild the layer.
+  virtual Json get_config() const { return config_; }
+
+  // Variables created by this layer itself, in creation order (the `.keras` `vars/` order).
+  const std::vector<VariablePtr>& own_variables() const { return variables_; }
+  // Layers inside this one (a nested model's layers); empty for plain layers.
+  virtual std::vector<Layer*> sublayers() const { return {}; }
+
+  // Keras 3 order: for this layer and then each sublayer, trainable then non-trainable.
+  std::vector<VariablePtr> weights() const;
+  // A frozen layer (trainable=false) makes all of its weights non-trainable.
+  std::vector<VariablePtr> trainable_weights() const;
+  std::vector<VariablePtr> non_trainable_weights() const;
+  // Keras's legacy (.h5) order: trainable_weights() followed by non_trainable_weights().
+  std::vector<VariablePtr> legacy_weights() const;
+  std::vector<Tensor> get_weights() const;                  // copies
+  void set_weights(const std::vector<Tensor>& values);      // count and shapes checked
+  int64_t count_params() const;
+
+ protected:
+  // Layers call this from do_build(); the variable starts zeroed.
+  VariablePtr add_weight(const std::string& name, const Shape& shape, bool trainable = true,
+                         DType dtype = DType::float32);
+  virtual void do_build(const std::vector<Shape>& input_shapes) {}
+  // Throws ValueError "Layer 'name' (Class) expects N input(s). Received: M" when counts differ.
+  void expect_inputs(const std::vector<Shape>& shapes, size_t n) const;
+
+  Json config_;
+
+ private:
+  void collect(std::vector<VariablePtr>* out, int which, bool parent_trainable) const;
+  std::string name_;
+  bool trainable_ = true;
+  bool built_ = false;
+  std::vector<VariablePtr> variables_;
+};
+
+using LayerPtr = std::shared_ptr<Layer>;
+
+// The layer for a Keras class name (canonical config). ValueError for an unknown class naming it;
+// NotImplementedError for Lambda and other layers that carry code.
+LayerPtr make_layer(const std::string& class_name, const Json& config);
+// Every class name make_layer knows, for docs and error messages.
+std::vector<std::string> known_layer_classes();
+
+}  // namespace kerascpp

@@ -1,0 +1,88 @@
+// Model: a loaded or configured Keras model, with the API of keras.Model.
+//
+// A Model is a self-contained value: its layers, variables and execution plan belong to it alone.
+// Loading the 1,000th model costs what loading the first did; destroying a model frees all it held.
+// predict() is const and safe to call from many threads at once on one model.
+//
+//   kerascpp::Model m = kerascpp::load_model("model.keras");
+//   std::vector<kerascpp::Tensor> y = m.predict({x});
+//   std::vector<kerascpp::Tensor> w = m.get_weights();
+//   std::cout << m.summary();
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kerascpp/layer.h"
+
+namespace kerascpp {
+namespace models {
+class Functional;
+}
+
+class Model {
+ public:
+  explicit Model(std::shared_ptr<models::Functional> graph, Json training_config = Json());
+
+  const std::string& name() const;
+  // Runs the model on `inputs` (one tensor per model input, batch on axis 0) in batches of
+  // batch_size (Keras's default 32); returns one tensor per output. Inputs of other dtypes are cast to
+  // float32. ValueError for a wrong count or shape.
+  std::vector<Tensor> predict(const std::vector<Tensor>& inputs, int64_t batch_size = 32) const;
+  // Runs the model once on the whole batch (Keras's model(x)).
+  std::vector<Tensor> operator()(const std::vector<Tensor>& inputs) const;
+
+  std::vector<Layer*> layers() const;                     // model.layers
+  Layer& get_layer(const std::string& name) const;        // ValueError naming what exists
+  Layer& get_layer(int index) const;
+  std::vector<VariablePtr> weights() const;
+  std::vector<VariablePtr> trainable_weights() const;
+  std::vector<VariablePtr> non_trainable_weights() const;
+  std::vector<Tensor> get_weights() const;                // copies, Keras 3 order
+  void set_weights(const std::vector<Tensor>& values);    // count and shapes checked first
+  int64_t count_params() const;
+
+  const std::vector<Shape>& input_shapes() const;
+  const std::vector<Shape>& output_shapes() const;
+  const std::vector<std::string>& input_names() const;
+  const std::vector<std::string>& output_names() const;
+
+  // {"class_name": "Functional" | "Sequential", "config": {...}} in the canonical (Keras 3) dialect.
+  Json get_config() const;
+  std::string to_json() const;
+  // The training config read from the file ({} when the model was saved uncompiled).
+  const Json& training_config() const { return training_config_; }
+  // A Keras-like table: layers, output shapes, parameter counts.
+  std::string summary() const;
+
+  // Loads weights from a Keras weights file (.weights.h5, legacy .h5 weights-only or full model).
+  void load_weights(const std::string& path);
+
+  models::Functional& graph() const { return *graph_; }
+
+ private:
+  std::shared_ptr<models::Functional> graph_;
+  Json training_config_;
+};
+
+struct LoadOptions {
+  bool compile = true;  // accepted for Keras compatibility; the training config is kept either way
+};
+
+// Loads a full model from a Keras file: legacy .h5 (Keras 2 standalone, tf.keras, Keras 3) or a
+// .keras archive (Keras 3, and the Keras 2.12-2.15 layout). The form is detected from the bytes,
+// not the extension. IOError / ValueError / NotImplementedError name the file and the place in it.
+Model load_model(const std::string& path, const LoadOptions& options = {});
+// The same from the bytes of a file.
+Model load_model_from_memory(const void* data, size_t size, const std::string& display_name = "<memory>",
+                             const LoadOptions& options = {});
+// A model from a JSON config written by model.to_json() (any Keras dialect); weights stay zero until
+// load_weights().
+Model model_from_json(const std::string& json);
+Model model_from_config(const Json& config);
+
+// Resets automatic naming only (Keras compatibility); never touches a live model.
+void clear_session();
+
+}  // namespace kerascpp

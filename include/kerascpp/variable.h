@@ -1,0 +1,51 @@
+// Variable: a named, shaped tensor owned by a layer (a Keras weight such as "dense/kernel").
+//
+// Reading costs O(1) for a view or O(bytes) for a copy and leaves nothing behind: there is no
+// session or graph that grows with calls.
+//
+//   VariablePtr k = model.get_layer("dense").weights()[0];
+//   Tensor view = k->value();   // shares the variable's storage; keeps it alive
+//   Tensor copy = k->numpy();   // an independent copy
+//   k->assign(Tensor::zeros(k->shape()));
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "kerascpp/tensor.h"
+
+namespace kerascpp {
+
+class Variable {
+ public:
+  Variable(std::string name, std::string path, Tensor value, bool trainable)
+      : name_(std::move(name)), path_(std::move(path)), value_(std::move(value)), trainable_(trainable) {}
+
+  const std::string& name() const { return name_; }  // "kernel"
+  const std::string& path() const { return path_; }  // "dense/kernel"
+  const Shape& shape() const { return value_.shape(); }
+  DType dtype() const { return value_.dtype(); }
+  bool trainable() const { return trainable_; }
+  void set_trainable(bool t) { trainable_ = t; }
+
+  Tensor value() const { return value_; }          // a view of the storage
+  Tensor numpy() const { return value_.copy(); }   // a copy
+  // Copies `v` into the variable's storage; ValueError naming the variable when shapes differ.
+  // float16/bfloat16/float64 values are converted to the variable's dtype.
+  void assign(const Tensor& v);
+
+ private:
+  std::string name_;
+  std::string path_;
+  Tensor value_;
+  bool trainable_;
+};
+
+using VariablePtr = std::shared_ptr<Variable>;
+
+// Keras backend functions (keras.backend.get_value / batch_get_value / set_value).
+inline Tensor get_value(const Variable& v) { return v.numpy(); }
+std::vector<Tensor> batch_get_value(const std::vector<VariablePtr>& vars);
+inline void set_value(Variable& v, const Tensor& value) { v.assign(value); }
+
+}  // namespace kerascpp

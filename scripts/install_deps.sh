@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what kerascpp needs on a fresh Debian machine, skipping what is already there:
+# Debian packages with apt-get, and the Python test/benchmark dependencies into .venv.
+# Usage: scripts/install_deps.sh [--python]   (--python also sets up .venv with real Keras)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DEBS=(build-essential cmake pkg-config libhdf5-dev nlohmann-json3-dev zlib1g-dev libopenblas-dev
+      libgtest-dev libbenchmark-dev python3-venv)
+missing=()
+for p in "${DEBS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "Installing Debian packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ "${1:-}" = "--python" ]; then
+  PY=${PYTHON:-python3}
+  [ -x .venv/bin/python ] || "$PY" -m venv .venv
+  if ! .venv/bin/python -c "import numpy, h5py, pytest, keras, tf_keras, tensorflow" 2>/dev/null; then
+    echo "Installing Python packages into .venv (real Keras is a test and benchmark dependency only)"
+    .venv/bin/pip install -q --upgrade pip
+    .venv/bin/pip install -q -r scripts/requirements-test.txt
+  fi
+fi

@@ -1,0 +1,208 @@
+#include "io/config_dialect.h"
+
+#include <functional>
+#include <set>
+
+#include "models/functional.h"
+
+namespace kerascpp::io {
+
+int keras_major(const std::string& v) {
+  if (v.empty() || v[0] < '1' || v[0] > '9') return 0;
+  return v[0] - '0';
+}
+
+int config_keras_major(const Json& c) {
+  if (c.is_object() && c.contains("module")) return 3;
+  if (c.is_object() && c.contains("keras_version") && c["keras_version"].is_string())
+    return keras_major(c["keras_version"].get<std::string>());
+  return 0;
+}
+
+namespace {
+
+Json canonical_entry(const Json& entry, int major);
+
+// A Keras 2 tensor reference [layer, node, tensor] as a Keras 3 __keras_tensor__.
+Json keras_tensor(const Json& triple) {
+  return Json{{"class_name", "__keras_tensor__"},
+              {"config", {{"keras_history", Json::array({triple[0], triple[1], triple[2]})}}}};
+}
+bool is_triple(const Json& j) {
+  return j.is_array() && j.size() == 3 && j[0].is_string() && j[1].is_number_integer() && j[2].is_number_integer();
+}
+// Keras 2 writes tensors inside call kwargs as [layer, node, tensor].
+Json convert_kwargs(const Json& j) {
+  if (is_triple(j)) return keras_tensor(j);
+  if (j.is_object()) {
+    Json out = Json::object();
+    for (const auto& [k, v] : j.items()) out[k] = convert_kwargs(v);
+    return out;
+  }
+  return j;
+}
+
+// Keras 2 list form: one element per call, each a list of [layer, node, tensor, kwargs].
+Json canonical_inbound(const Json& inbound, const std::string& layer_name) {
+  Json out = Json::array();
+  for (const Json& call : inbound) {
+    if (call.is_object()) {  // Keras 3 dict form already
+      out.push_back(call);
+      continue;
+    }
+    KCPP_CHECK(call.is_array() && !call.empty(), ValueError, "Invalid inbound node of layer '", layer_name,
+               "': ", call.dump().substr(0, 200));
+    Json tensors = Json::array(), kwargs = Json::object();
+    for (const Json& ref : call) {
+      KCPP_CHECK(ref.is_array() && ref.size() >= 3 && ref[0].is_string(), ValueError, "Invalid inbound node of layer '",
+                 layer_name, "': ", call.dump().substr(0, 200));
+      KCPP_CHECK(ref[0] != "_CONSTANT_VALUE", NotImplementedError, "Layer '", layer_name,
+                 "' is called on a constant (a TensorFlow op layer), which kerascpp does not support");
+      tensors.push_back(keras_tensor(ref));
+      if (ref.size() >= 4 && ref[3].is_object() && kwargs.empty()) kwargs = convert_kwargs(ref[3]);
+    }
+    Json args = tensors.size() == 1 ? Json::array({tensors[0]}) : Json::array({tensors});
+    out.push_back(Json{{"args", args}, {"kwargs", kwargs}});
+  }
+  return out;
+}
+
+void canonical_layer_config(const std::string& cls, Json& c, int major) {
+  if (c.contains("dtype") && c["dtype"].is_object()) {  // DTypePolicy / Policy envelope
+    const Json& p = c["dtype"];
+    c["dtype"] = p.contains("config") && p["config"].contains("name") ? p["config"]["name"] : Json("float32");
+  }
+  if (cls == "InputLayer") {
+    if (!c.contains("batch_shape") && c.contains("batch_input_shape")) c["batch_shape"] = c["batch_input_shape"];
+    c.erase("batch_input_shape");
+    if (!c.contains("batch_shape") && c.contains("shape")) {
+      Json s = Json::array({nullptr});
+      for (const auto& d : c["shape"]) s.push_back(d);
+      c["batch_shape"] = s;
+    }
+  }
+  if (major == 2 && c.contains("activation") && c["activation"] == "hard_sigmoid") c["activation"] = "hard_sigmoid_k2";
+}
+
+// Sequential: make sure layers[0] is an InputLayer (Keras 2 put batch_input_shape on the first layer;
+// build_input_shape records it on a model built without one).
+void add_sequential_input(Json& config) {
+  Json& layers = config["layers"];
+  if (layers.empty() || layers[0]["class_name"] == "InputLayer") return;
+  Json& first = layers[0]["config"];
+  Json shape;
+  if (first.contains("batch_input_shape")) {
+    shape = first["batch_input_shape"];
+  } else if (first.contains("batch_shape")) {
+    shape = first["batch_shape"];
+  } else if (config.contains("build_input_shape") && config["build_input_shape"].is_array()) {
+    shape = config["build_input_shape"];
+  } else {
+    return;
+  }
+  first.erase("batch_input_shape");
+  first.erase("batch_shape");
+  Json input = {{"class_name", "InputLayer"},
+                {"config",
+                 {{"batch_shape", shape},
+                  {"dtype", first.value("dtype", Json("float32")).is_string() ? first.value("dtype", Json("float32")) : Json("float32")},
+                  {"name", first.value("name", std::string("layer")) + "_input"}}}};
+  layers.insert(layers.begin(), input);
+}
+
+// Keras 2 counts a nested model's own internal call as its node 0, so references to its first real
+// call say node 1; Keras 3 (the canonical form) says node 0 (checked on tf_keras 2.21 and Keras 3.15
+// files of the same model).
+void shift_keras2_node_indices(Json& config) {
+  std::set<std::string> nested;
+  for (const Json& e : config["layers"]) {
+    const std::string cls = e["class_name"].get<std::string>();
+    const Json& sub = e["config"].value("layers", Json::array());
+    if (cls == "Functional" || (cls == "Sequential" && !sub.empty() && sub[0]["class_name"] == "InputLayer"))
+      nested.insert(e["config"].value("name", std::string()));
+  }
+  if (nested.empty()) return;
+  std::function<void(Json&)> fix = [&](Json& j) {
+    if (j.is_object() && j.value("class_name", std::string()) == "__keras_tensor__") {
+      Json& h = j["config"]["keras_history"];
+      if (nested.count(h[0].get<std::string>()) && h[1].get<int>() > 0) h[1] = h[1].get<int>() - 1;
+    } else if (j.is_array() && j.size() == 3 && j[0].is_string() && j[1].is_number_integer()) {  // io triple
+      if (nested.count(j[0].get<std::string>()) && j[1].get<int>() > 0) j[1] = j[1].get<int>() - 1;
+    } else if (j.is_structured()) {
+      for (auto& e : j) fix(e);
+    }
+  };
+  for (Json& e : config["layers"])
+    if (e.contains("inbound_nodes")) fix(e["inbound_nodes"]);
+  if (config.contains("input_layers")) fix(config["input_layers"]);
+  if (config.contains("output_layers")) fix(config["output_layers"]);
+}
+
+Json canonical_model(const std::string& cls, const Json& config_in, int major) {
+  Json config = config_in.is_array() ? Json{{"name", "sequential"}, {"layers", config_in}} : config_in;
+  KCPP_CHECK(config.is_object() && config.contains("layers") && config["layers"].is_array(), ValueError,
+             "Invalid config of model (", cls, "): expected a `layers` list");
+  Json layers = Json::array();
+  for (const Json& e : config["layers"]) layers.push_back(canonical_entry(e, major));
+  config["layers"] = layers;
+  if (cls == "Sequential") add_sequential_input(config);
+  if (cls != "Sequential" && major == 2) shift_keras2_node_indices(config);
+  return config;
+}
+
+Json canonical_entry(const Json& entry, int major) {
+  KCPP_CHECK(entry.is_object() && entry.contains("class_name") && entry["class_name"].is_string() && entry.contains("config"),
+             ValueError, "Invalid layer entry in model config: ", entry.dump().substr(0, 200));
+  std::string cls = entry["class_name"].get<std::string>();
+  if (cls == "Model") cls = "Functional";
+  Json out = {{"class_name", cls}};
+  if (models::is_model_class(cls)) {
+    out["config"] = canonical_model(cls, entry["config"], major);
+  } else {
+    Json c = entry["config"];
+    KCPP_CHECK(c.is_object(), ValueError, "Invalid config of a ", cls, " layer: ", c.dump().substr(0, 200));
+    canonical_layer_config(cls, c, major);
+    out["config"] = c;
+  }
+  const std::string name = entry.contains("name") ? entry["name"].get<std::string>()
+                                                  : out["config"].value("name", std::string());
+  if (!name.empty()) {
+    out["name"] = name;
+    out["config"]["name"] = name;
+  }
+  if (entry.contains("inbound_nodes")) out["inbound_nodes"] = canonical_inbound(entry["inbound_nodes"], name);
+  return out;
+}
+
+}  // namespace
+
+namespace {
+// Keras 2 writes inbound nodes as lists, Keras 3 as {"args", "kwargs"} dicts.
+bool has_list_inbound_nodes(const Json& j) {
+  if (j.is_object()) {
+    if (j.contains("inbound_nodes") && j["inbound_nodes"].is_array() && !j["inbound_nodes"].empty())
+      return j["inbound_nodes"][0].is_array();
+    for (const auto& [k, v] : j.items())
+      if (v.is_structured() && has_list_inbound_nodes(v)) return true;
+  } else if (j.is_array()) {
+    for (const auto& v : j)
+      if (v.is_structured() && has_list_inbound_nodes(v)) return true;
+  }
+  return false;
+}
+}  // namespace
+
+Json canonical_model_config(const Json& model_config, int major) {
+  if (major == 0) major = config_keras_major(model_config);
+  if (major == 0) major = has_list_inbound_nodes(model_config) ? 2 : 3;
+  if (model_config.is_array()) return canonical_entry(Json{{"class_name", "Sequential"}, {"config", model_config}}, major);
+  KCPP_CHECK(model_config.is_object() && model_config.contains("class_name"), ValueError,
+             "Invalid model config: expected {\"class_name\": ..., \"config\": ...}");
+  const std::string cls = model_config["class_name"].get<std::string>();
+  KCPP_CHECK(models::is_model_class(cls), NotImplementedError, "Unsupported model class '", cls,
+             "': kerascpp loads Sequential and Functional models (a subclassed model has no config to rebuild from)");
+  Json out = canonical_entry(model_config, major);
+  return Json{{"class_name", out["class_name"]}, {"config", out["config"]}};
+}
+
+}  // namespace kerascpp::io

@@ -1,0 +1,24 @@
+// Normalises every Keras config dialect into the canonical one that layers and models parse
+// (keras-format.md §3): the Keras 3 dialect, with dtype policies as plain strings, InputLayer
+// shapes as batch_shape, inbound nodes as {"args", "kwargs"} with __keras_tensor__ references, and
+// Keras 2's hard_sigmoid (0.2 x + 0.5) renamed hard_sigmoid_k2.
+//
+//   Json canon = io::canonical_model_config(Json::parse(text), io::config_keras_major(text_json));
+#pragma once
+
+#include <string>
+
+#include "kerascpp/layer.h"
+
+namespace kerascpp::io {
+
+// 2 or 3, from a keras_version string ("2.15.0", "3.15.1"); 0 when empty or unknown.
+int keras_major(const std::string& keras_version);
+// Guesses the writer's major version from the config itself (module keys are Keras 3 only).
+int config_keras_major(const Json& model_config);
+// model_config: {"class_name", "config"} of a model (any dialect), or a bare list of layers
+// (Keras <= 2.2.2 Sequential). Returns {"class_name": "Functional"|"Sequential", "config": {...}}.
+// keras_major selects Keras 2 semantics where names mean different things (0: guess).
+Json canonical_model_config(const Json& model_config, int keras_major);
+
+}  // namespace kerascpp::io

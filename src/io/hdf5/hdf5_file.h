@@ -1,0 +1,131 @@
+// Reading HDF5 files: the one interface through which kerascpp reads HDF5 (legacy .h5 models,
+// .weights.h5, the weights member of a .keras archive). It wraps libhdf5 today; a faster reader for
+// the small subset of HDF5 that Keras writes can slot in behind these classes later.
+//
+//   H5File file = H5File::open("model.h5");
+//   std::string config = file.root().attr_string("model_config");
+//   H5Group weights = file.root().group("model_weights");
+//   for (const std::string& layer : weights.attr_strings_split("layer_names")) { ... }
+//   Tensor kernel = weights.dataset("dense/dense/kernel:0").read();   // (in, units) float32
+//
+// Groups and datasets keep their file open: the file (and an in-memory image's keepalive) is
+// released when the H5File and every H5Group / H5Dataset taken from it are gone. All classes are
+// cheap to copy and safe to use from several threads at once. Errors name the file and the HDF5
+// path: IOError for a missing, foreign, truncated or damaged file; ValueError for a missing or
+// wrong-kind group / dataset / attribute; NotImplementedError for a dtype kerascpp lacks.
+// Damage that libhdf5 1.10 does not survive is checked first (global heap collections, compact
+// data sizes, implausible shapes); random bytes inside an attribute's variable-length string
+// references can still crash libhdf5, which trusts them: the Keras-subset reader will close that.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kerascpp/tensor.h"
+
+namespace kerascpp::io {
+
+namespace detail {
+struct H5Node;
+class Hid;
+}
+
+// How H5File::open reads a file from disk (measurements in hdf5_file.cpp).
+enum class H5Driver {
+  automatic,   // whole_read up to 512 KiB, on_demand above
+  on_demand,   // kerascpp's driver reading with pread as libhdf5 asks: metadata in many small
+               // reads, each dataset straight into its tensor
+  whole_read,  // one read() into an aligned buffer, then opened in place as an image
+  sec2,        // libhdf5's POSIX driver and
+  core,        // libhdf5's in-memory driver: for comparison only, they do not check heaps
+};
+
+// What groups and datasets share: a path inside a file and attributes.
+class H5Object {
+ public:
+  const std::string& path() const;       // "/" for the root, else "a/b" (no leading slash)
+  const std::string& file_name() const;  // the display name used in errors
+
+  bool has_attr(std::string_view name) const;
+  std::vector<std::string> attr_names() const;
+  // A scalar (or 1-element) string attribute, vlen or fixed-length, ASCII- or UTF-8-tagged, as
+  // UTF-8 bytes.
+  std::string attr_string(std::string_view name) const;
+  // A string array (fixed-length NULLPAD with trailing NULs stripped, or vlen). A zero-length
+  // numeric array (Keras's empty list) gives {}; a scalar string gives one element.
+  std::vector<std::string> attr_strings(std::string_view name) const;
+  // Keras's 64 KB split (keras-format.md §1.5): `name` if present, else `name0`, `name1`, ...
+  // concatenated until one is missing. Throws ValueError when neither `name` nor `name0` exists.
+  std::vector<std::string> attr_strings_split(std::string_view name) const;
+
+ protected:
+  H5Object() = default;
+  std::vector<std::string> read_attr_strings(std::string_view name, detail::Hid attr) const;
+  explicit H5Object(std::shared_ptr<const detail::H5Node> node) : node_(std::move(node)) {}
+  std::shared_ptr<const detail::H5Node> node_;
+};
+
+class H5Dataset : public H5Object {
+ public:
+  H5Dataset() = default;  // an empty handle, to be assigned
+  const Shape& shape() const { return shape_; }  // {} for a scalar dataspace
+  // float32/64/16, int8/32/64, uint8, bool (h5py's enum) or bfloat16 (Keras's 2-byte opaque with
+  // attribute dtype="bfloat16"); throws NotImplementedError for any other HDF5 type.
+  DType dtype() const;
+  size_t nbytes() const;  // shape size x dtype size
+  // Reads the whole dataset into dst, converting big-endian data to native order. Contiguous
+  // little-endian data goes straight from the file into dst. nbytes must equal this->nbytes().
+  void read_into(void* dst, size_t nbytes) const;
+  Tensor read() const;
+
+ private:
+  friend class H5Group;
+  H5Dataset(std::shared_ptr<const detail::H5Node> node, Shape shape, bool dtype_ok, DType dtype,
+            std::string type_text)
+      : H5Object(std::move(node)), shape_(std::move(shape)), dtype_ok_(dtype_ok), dtype_(dtype),
+        type_text_(std::move(type_text)) {}
+  Shape shape_;
+  bool dtype_ok_ = false;
+  DType dtype_ = DType::float32;
+  std::string type_text_;  // what the HDF5 type is, for the error when dtype_ok_ is false
+};
+
+class H5Group : public H5Object {
+ public:
+  H5Group() = default;  // an empty handle, to be assigned
+  // rel may contain '/'; has / is_group / is_dataset never throw for missing intermediate groups.
+  bool has(std::string_view rel) const;
+  bool is_group(std::string_view rel) const;
+  bool is_dataset(std::string_view rel) const;
+  H5Group group(std::string_view rel) const;
+  H5Dataset dataset(std::string_view rel) const;
+  // Member names in stored order (alphabetical, as Keras files keep them in a name-sorted B-tree).
+  std::vector<std::string> members() const;
+
+ private:
+  friend class H5File;
+  explicit H5Group(std::shared_ptr<const detail::H5Node> node) : H5Object(std::move(node)) {}
+  [[noreturn]] void throw_missing(std::string_view rel, const char* kind) const;
+};
+
+class H5File {
+ public:
+  static H5File open(const std::string& path, H5Driver driver = H5Driver::automatic);
+  // An HDF5 file image in memory, read in place (read-only, no copy). The bytes must stay valid
+  // while the file or anything taken from it is alive: pass `keepalive` to tie them to it.
+  static H5File open_image(const void* data, size_t size, std::string display_name,
+                           std::shared_ptr<const void> keepalive = {});
+
+  H5Group root() const { return root_; }
+  const std::string& name() const { return root_.file_name(); }
+
+  explicit H5File(std::shared_ptr<const detail::H5Node> root) : root_(std::move(root)) {}  // internal
+
+ private:
+  H5Group root_;
+};
+
+}  // namespace kerascpp::io

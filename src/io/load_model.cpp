@@ -1,0 +1,163 @@
+// load_model / model_from_json / load_weights: detects the file form from its bytes and hands it to
+// the reader of that form.
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "io/config_dialect.h"
+#include "io/hdf5/hdf5_file.h"
+#include "io/weights_io.h"
+#include "io/zip/zip_archive.h"
+#include "kerascpp/model.h"
+#include "core/naming.h"
+#include "models/functional.h"
+
+namespace kerascpp {
+namespace {
+
+enum class Form { hdf5, zip, json, unknown };
+
+Form sniff(const unsigned char* b, size_t n) {
+  static const unsigned char kHdf5[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  if (n >= 8 && std::memcmp(b, kHdf5, 8) == 0) return Form::hdf5;
+  if (n >= 4 && b[0] == 'P' && b[1] == 'K' && b[2] == 3 && b[3] == 4) return Form::zip;
+  if (n >= 1 && (b[0] == '{' || b[0] == '[')) return Form::json;
+  return Form::unknown;
+}
+
+Form sniff_file(const std::string& path) {
+  struct stat st;
+  KCPP_CHECK(::stat(path.c_str(), &st) == 0, IOError, "No file or directory found at ", path);
+  KCPP_CHECK(!S_ISDIR(st.st_mode), IOError, "The path ", path,
+             " is a directory. kerascpp loads .keras archives and .h5 files (the unzipped directory form is not supported)");
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  KCPP_CHECK(f != nullptr, IOError, "Unable to open ", path, ": ", std::strerror(errno));
+  unsigned char b[8] = {0};
+  size_t n = std::fread(b, 1, 8, f);
+  std::fclose(f);
+  KCPP_CHECK(n > 0, IOError, "The file ", path, " is empty");
+  return sniff(b, n);
+}
+
+[[noreturn]] void unknown_form(const std::string& name) {
+  KCPP_THROW(IOError, "File format not supported: filepath=", name,
+             ". kerascpp loads .keras archives and legacy .h5 files (the file is neither a zip archive nor HDF5).");
+}
+
+Json parse_json(const std::string& text, const std::string& where) {
+  try {
+    return Json::parse(text);
+  } catch (const Json::exception& e) {
+    KCPP_THROW(ValueError, "Invalid JSON in ", where, ": ", e.what());
+  }
+}
+
+Model build(const Json& raw_config, int major, Json training_config) {
+  Json canon = io::canonical_model_config(raw_config, major);
+  auto graph = std::make_shared<models::Functional>(canon["class_name"].get<std::string>(), canon["config"]);
+  return Model(std::move(graph), std::move(training_config));
+}
+
+// Runs f; an error from building the model gets the file's name in front.
+template <typename F>
+Model with_file_context(const std::string& file, F&& f) {
+  const std::string prefix = "While loading " + file + ": ";
+  try {
+    return f();
+  } catch (const ValueError& e) {
+    throw ValueError(prefix + e.what());
+  } catch (const NotImplementedError& e) {
+    throw NotImplementedError(prefix + e.what());
+  } catch (const TypeError& e) {
+    throw TypeError(prefix + e.what());
+  }
+}
+
+Model load_h5(const io::H5File& file) {
+  io::H5Group root = file.root();
+  KCPP_CHECK(root.has_attr("model_config"), ValueError, "No model config found in the file at ", file.name(),
+             (root.has_attr("layer_names") ? ": it holds only weights. Build the model (model_from_json) and call load_weights."
+                                           : "."));
+  const std::string version = root.has_attr("keras_version") ? root.attr_string("keras_version") : "";
+  Json training;
+  if (root.has_attr("training_config"))
+    training = parse_json(root.attr_string("training_config"), "the training_config of " + file.name());
+  Json config = parse_json(root.attr_string("model_config"), "the model_config of " + file.name());
+  Model model = with_file_context(file.name(), [&] { return build(config, io::keras_major(version), training); });
+  KCPP_CHECK(root.is_group("model_weights"), IOError, "Missing group \"model_weights\" in ", file.name());
+  io::load_legacy_weights(model, root.group("model_weights"));
+  return model;
+}
+
+Model load_keras_archive(const io::ZipArchive& zip, const std::string& name) {
+  KCPP_CHECK(zip.has("config.json"), IOError, "Invalid .keras archive ", name, ": it has no config.json member");
+  auto cm = zip.member("config.json");
+  Json config = parse_json(std::string(cm.data, cm.size), "config.json of " + name);
+  int major = 3;
+  if (zip.has("metadata.json")) {
+    auto mm = zip.member("metadata.json");
+    Json meta = parse_json(std::string(mm.data, mm.size), "metadata.json of " + name);
+    major = io::keras_major(meta.value("keras_version", std::string("3")));
+  }
+  Json training = config.is_object() ? config.value("compile_config", Json::object()) : Json::object();
+  Model model = with_file_context(name, [&] { return build(config, major, training.is_null() ? Json::object() : training); });
+  if (zip.has("model.weights.npz") && !zip.has("model.weights.h5"))
+    KCPP_THROW(NotImplementedError, "The archive ", name, " stores its weights as model.weights.npz, which kerascpp does not read yet");
+  KCPP_CHECK(zip.has("model.weights.h5"), IOError, "Invalid .keras archive ", name, ": it has no model.weights.h5 member");
+  auto wm = zip.member("model.weights.h5");
+  io::H5File weights = io::H5File::open_image(wm.data, wm.size, name + "/model.weights.h5", wm.keepalive);
+  io::load_keras3_weights(model, weights.root());
+  return model;
+}
+
+}  // namespace
+
+Model load_model(const std::string& path, const LoadOptions& options) {
+  switch (sniff_file(path)) {
+    case Form::hdf5: return load_h5(io::H5File::open(path));
+    case Form::zip: return load_keras_archive(io::ZipArchive::open(path), path);
+    case Form::json:
+      KCPP_THROW(IOError, "The file ", path, " holds JSON, not a model: read it with model_from_json, then call load_weights");
+    case Form::unknown: break;
+  }
+  unknown_form(path);
+}
+
+Model load_model_from_memory(const void* data, size_t size, const std::string& name, const LoadOptions& options) {
+  KCPP_CHECK(data != nullptr && size > 0, IOError, "No bytes given for ", name);
+  switch (sniff(static_cast<const unsigned char*>(data), size)) {
+    case Form::hdf5: return load_h5(io::H5File::open_image(data, size, name));
+    case Form::zip: return load_keras_archive(io::ZipArchive::from_memory(data, size, name, nullptr), name);
+    default: break;
+  }
+  unknown_form(name);
+}
+
+Model model_from_config(const Json& config) { return build(config, 0, Json::object()); }
+
+Model model_from_json(const std::string& json) { return model_from_config(parse_json(json, "the model JSON")); }
+
+void Model::load_weights(const std::string& path) {
+  Form form = sniff_file(path);
+  if (form == Form::zip) {
+    io::ZipArchive zip = io::ZipArchive::open(path);
+    KCPP_CHECK(zip.has("model.weights.h5"), IOError, "Invalid .keras archive ", path, ": it has no model.weights.h5 member");
+    auto wm = zip.member("model.weights.h5");
+    io::H5File w = io::H5File::open_image(wm.data, wm.size, path + "/model.weights.h5", wm.keepalive);
+    io::load_keras3_weights(*this, w.root());
+    return;
+  }
+  if (form != Form::hdf5) unknown_form(path);
+  io::H5File file = io::H5File::open(path);
+  io::H5Group root = file.root();
+  if (root.has_attr("layer_names")) return io::load_legacy_weights(*this, root);
+  if (root.is_group("model_weights") && root.group("model_weights").has_attr("layer_names"))
+    return io::load_legacy_weights(*this, root.group("model_weights"));
+  io::load_keras3_weights(*this, root);
+}
+
+void clear_session() { reset_automatic_names(); }
+
+}  // namespace kerascpp

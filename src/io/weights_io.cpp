@@ -1,0 +1,150 @@
+#include "io/weights_io.h"
+
+#include <cctype>
+#include <map>
+
+#include "models/functional.h"
+
+namespace kerascpp::io {
+
+void read_variable(Variable& v, const H5Dataset& ds) {
+  KCPP_CHECK(ds.shape() == v.shape(), ValueError, "Shape mismatch in \"", ds.path(), "\" of ", ds.file_name(),
+             ": the model's variable '", v.path(), "' has shape ", shape_str(v.shape()), ", but the saved weight has shape ",
+             shape_str(ds.shape()));
+  if (ds.dtype() == v.dtype()) {
+    Tensor t = v.value();
+    ds.read_into(t.raw_data(), t.nbytes());
+  } else {
+    v.assign(ds.read());
+  }
+}
+
+void load_legacy_weights(Model& model, const H5Group& g) {
+  const std::string file = g.file_name();
+  std::vector<std::string> saved;
+  for (const std::string& name : g.attr_strings_split("layer_names")) {
+    KCPP_CHECK(g.is_group(name), IOError, "Layer group \"", name, "\" listed in layer_names is missing from \"",
+               g.path(), "\" of ", file);
+    if (!g.group(name).attr_strings_split("weight_names").empty()) saved.push_back(name);
+  }
+  std::vector<Layer*> layers;
+  for (Layer* l : model.layers())
+    if (!l->legacy_weights().empty()) layers.push_back(l);
+  KCPP_CHECK(layers.size() == saved.size(), ValueError, "Layer count mismatch when loading weights from file ", file,
+             ". Model expected ", layers.size(), " layers with weights, found ", saved.size(), " saved layers.");
+  // Check every layer before reading any, so that a bad file changes nothing.
+  std::vector<std::pair<std::vector<VariablePtr>, std::vector<H5Dataset>>> plan;
+  for (size_t k = 0; k < layers.size(); ++k) {
+    H5Group lg = g.group(saved[k]);
+    auto names = lg.attr_strings_split("weight_names");
+    auto vars = layers[k]->legacy_weights();
+    KCPP_CHECK(names.size() == vars.size(), ValueError, "Weight count mismatch for layer #", k, " (named '",
+               layers[k]->name(), "' in the current model, '", saved[k], "' in the save file ", file, "). Layer expects ",
+               vars.size(), " weight(s). Received ", names.size(), " saved weight(s)");
+    std::vector<H5Dataset> ds;
+    for (size_t i = 0; i < names.size(); ++i) {
+      KCPP_CHECK(lg.is_dataset(names[i]), IOError, "Weight \"", names[i], "\" of layer \"", saved[k],
+                 "\" is missing from ", file);
+      ds.push_back(lg.dataset(names[i]));
+      KCPP_CHECK(ds.back().shape() == vars[i]->shape(), ValueError, "Shape mismatch in layer #", k, " (named '",
+                 layers[k]->name(), "') for weight '", vars[i]->path(), "': the model expects ", shape_str(vars[i]->shape()),
+                 ", but \"", ds.back().path(), "\" in ", file, " has shape ", shape_str(ds.back().shape()));
+    }
+    plan.emplace_back(std::move(vars), std::move(ds));
+  }
+  for (auto& [vars, ds] : plan)
+    for (size_t i = 0; i < vars.size(); ++i) read_variable(*vars[i], ds[i]);
+}
+
+std::string to_snake_case(const std::string& in) {
+  std::string s;
+  for (char c : in)
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') s += c;
+  // re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
+  std::string a;
+  for (size_t i = 0; i < s.size();) {
+    if (i + 2 < s.size() + 0 && std::isupper(static_cast<unsigned char>(s[i + 1])) && i + 2 < s.size() &&
+        std::islower(static_cast<unsigned char>(s[i + 2]))) {
+      size_t j = i + 2;
+      while (j < s.size() && std::islower(static_cast<unsigned char>(s[j]))) ++j;
+      a += s[i];
+      a += '_';
+      a.append(s, i + 1, j - i - 1);
+      i = j;
+    } else {
+      a += s[i++];
+    }
+  }
+  // re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
+  std::string b;
+  for (size_t i = 0; i < a.size();) {
+    if (i + 1 < a.size() && std::islower(static_cast<unsigned char>(a[i])) && std::isupper(static_cast<unsigned char>(a[i + 1]))) {
+      b += a[i];
+      b += '_';
+      b += a[i + 1];
+      i += 2;
+    } else {
+      b += a[i++];
+    }
+  }
+  for (char& c : b) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return b;
+}
+
+namespace {
+
+struct Pending {
+  VariablePtr var;
+  H5Dataset ds;
+};
+
+// Walks a saveable as keras/src/saving/saving_lib.py does: its own variables under <path>/vars, then
+// the layers of a model under <path>/layers/<snake_case(class)>[_N].
+void collect(const Layer& layer, const H5Group& root, const std::string& path, std::vector<Pending>* out) {
+  const auto& vars = layer.own_variables();
+  const std::string vpath = path.empty() ? "vars" : path + "/vars";
+  if (!vars.empty()) {
+    KCPP_CHECK(root.is_group(vpath), IOError, "Missing weights of layer '", layer.name(), "' (", layer.class_name(),
+               "): expected group \"", vpath, "\" in ", root.file_name());
+    H5Group g = root.group(vpath);
+    size_t saved = 0;
+    while (g.has(std::to_string(saved))) ++saved;
+    KCPP_CHECK(saved == vars.size(), ValueError, "Layer '", layer.name(), "' expected ", vars.size(),
+               " variables, but received ", saved, " variables during loading from \"", vpath, "\" in ", root.file_name());
+    for (size_t i = 0; i < vars.size(); ++i) {
+      H5Dataset ds = g.dataset(std::to_string(i));
+      KCPP_CHECK(ds.shape() == vars[i]->shape(), ValueError, "Shape mismatch for variable '", vars[i]->path(), "' of layer '",
+                 layer.name(), "': the model expects ", shape_str(vars[i]->shape()), ", but \"", ds.path(), "\" in ",
+                 root.file_name(), " has shape ", shape_str(ds.shape()));
+      out->push_back(Pending{vars[i], ds});
+    }
+  }
+  auto subs = layer.sublayers();
+  if (subs.empty()) return;
+  std::string container = path.empty() ? "layers" : path + "/layers";
+  if (!root.has(container)) {  // Keras 2.12-2.14 .keras archives
+    std::string legacy = path.empty() ? "_layer_checkpoint_dependencies" : path + "/_layer_checkpoint_dependencies";
+    if (root.has(legacy)) container = legacy;
+  }
+  std::map<std::string, int> used;
+  for (const Layer* sub : subs) {
+    std::string name = to_snake_case(sub->class_name());
+    auto it = used.find(name);
+    if (it != used.end()) {
+      name += "_" + std::to_string(++it->second);
+    } else {
+      used[name] = 0;
+    }
+    collect(*sub, root, container + "/" + name, out);
+  }
+}
+
+}  // namespace
+
+void load_keras3_weights(Model& model, const H5Group& root) {
+  std::vector<Pending> plan;
+  collect(model.graph(), root, "", &plan);  // checks everything before reading anything
+  for (auto& p : plan) read_variable(*p.var, p.ds);
+}
+
+}  // namespace kerascpp::io

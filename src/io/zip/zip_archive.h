@@ -1,0 +1,74 @@
+// Reading zip archives (the .keras format): members are located through the central directory and
+// handed out in place. Keras stores every member uncompressed, so model.weights.h5 is read straight
+// from the memory-mapped archive with no copy; DEFLATE members are inflated into a buffer.
+//
+//   ZipArchive zip = ZipArchive::open("model.keras");            // mmaps the file read-only
+//   ZipMember config = zip.member("config.json");
+//   std::string json(config.data, config.size);
+//   ZipMember weights = zip.member("model.weights.h5");           // points into the mapping
+//   H5File h5 = H5File::open_image(weights.data, weights.size, "model.keras/model.weights.h5",
+//                                  weights.keepalive);
+//
+// A member's keepalive holds the mapping (or the inflated buffer), so member data outlives the
+// archive object. Handles ZIP64 and archive comments; refuses encrypted and multi-disk archives.
+// Errors are IOError and name the archive and the member. If another process truncates a mapped
+// file, touching the lost pages raises SIGBUS: archives are assumed not to change while open.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace kerascpp::io {
+
+struct ZipMember {
+  const char* data = nullptr;
+  size_t size = 0;
+  std::shared_ptr<const void> keepalive;  // keeps `data` valid
+};
+
+// One central-directory entry.
+struct ZipEntry {
+  std::string name;
+  uint16_t method = 0;  // 0 stored, 8 deflate
+  uint16_t flags = 0;
+  uint32_t crc32 = 0;
+  uint64_t compressed_size = 0;
+  uint64_t size = 0;
+  uint64_t local_header_offset = 0;
+};
+
+class ZipArchive {
+ public:
+  static ZipArchive open(const std::string& path);
+  // An archive in memory. The bytes must stay valid while the archive or any member taken from it
+  // is alive: pass `keepalive` to tie them to it.
+  static ZipArchive from_memory(const void* data, size_t size, std::string display_name,
+                                std::shared_ptr<const void> keepalive = {});
+
+  const std::string& name() const { return name_; }
+  std::vector<std::string> names() const;  // in archive order
+  const std::vector<ZipEntry>& entries() const { return entries_; }
+  bool has(std::string_view member) const;
+  const ZipEntry& entry(std::string_view member) const;  // throws IOError naming what exists
+  // The member's bytes: in place for STORED members, inflated for DEFLATE ones. verify_crc checks
+  // the CRC-32 (off by default: it reads every byte).
+  ZipMember member(std::string_view member, bool verify_crc = false) const;
+
+ private:
+  ZipArchive(const char* data, size_t size, std::string name, std::shared_ptr<const void> keepalive);
+  void parse();
+
+  const char* data_;
+  size_t size_;
+  std::string name_;
+  std::shared_ptr<const void> keepalive_;
+  std::vector<ZipEntry> entries_;
+  std::unordered_map<std::string, size_t> index_;  // name -> entry (the last one, as Python does)
+};
+
+}  // namespace kerascpp::io

@@ -1,0 +1,28 @@
+// The elementwise operations the kernels know, shared by the reference and the fast kernels.
+//
+// Kernels sit below ops, so they cannot see ops::BinaryOp / ops::UnaryOp; src/ops maps those to these.
+// Formulas are stated in ref/activation.cpp, which is the definition the fast kernels are tested against.
+#pragma once
+
+namespace kerascpp::kernels {
+
+// prelu(x, alpha) = max(x, 0) + alpha * min(x, 0): a binary op so that alpha broadcasts like any operand.
+enum class Binary { add, subtract, multiply, divide, maximum, minimum, prelu };
+
+// alpha: slope of leaky_relu, scale of elu; unused by the others.
+// clang-format off
+enum class Unary {
+  linear, relu, relu6, sigmoid, tanh, elu, selu, softplus, softsign, silu, gelu, gelu_approximate,
+  hard_sigmoid, hard_sigmoid_k2, hard_silu, exponential, mish, leaky_relu, sqrt, square, abs, exp, log
+};
+// clang-format on
+
+// Upper bound on the rank of tensors that transpose accepts: it keeps per-dimension state on the
+// stack. Ops check it; Keras tensors rarely pass 6.
+inline constexpr int kMaxRank = 16;
+
+// Keras 3 selu constants (keras/src/backend/tensorflow/nn.py uses tf.nn.selu, which uses these).
+inline constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+inline constexpr double kSeluScale = 1.0507009873554804934193349852946;
+
+}  // namespace kerascpp::kernels

@@ -1,0 +1,41 @@
+#include "layers/activations/activation_fn.h"
+
+namespace kerascpp::layers {
+
+ActivationFn::ActivationFn(const Json& spec, const std::string& layer_name) {
+  if (spec.is_null()) return;
+  std::string name;
+  if (spec.is_string()) {
+    name = spec.get<std::string>();
+  } else if (spec.is_object() && spec.contains("config") && spec["config"].is_string()) {
+    name = spec["config"].get<std::string>();  // Keras 3 serialized function
+  } else {
+    KCPP_THROW(ValueError, "Could not interpret activation of layer '", layer_name,
+               "'. Received: activation=", spec.dump());
+  }
+  name_ = name;
+  if (name == "softmax") {
+    kind_ = Kind::softmax;
+  } else if (name == "log_softmax") {
+    kind_ = Kind::log_softmax;
+  } else if (name == "hard_sigmoid_k2") {  // Keras 2's hard_sigmoid (see config_dialect.h)
+    op_ = ops::UnaryOp::hard_sigmoid_k2;
+  } else {
+    KCPP_CHECK(ops::unary_from_name(name, &op_), ValueError, "Unknown activation function '", name,
+               "' in layer '", layer_name, "'");
+    if (op_ == ops::UnaryOp::leaky_relu) alpha_ = 0.2f;  // keras.activations.leaky_relu default
+    if (op_ == ops::UnaryOp::elu) alpha_ = 1.f;
+  }
+}
+
+Tensor ActivationFn::operator()(const Tensor& x) const {
+  switch (kind_) {
+    case Kind::softmax: return ops::softmax(x, -1);
+    case Kind::log_softmax: return ops::log_softmax(x, -1);
+    case Kind::unary: break;
+  }
+  if (op_ == ops::UnaryOp::linear) return x;
+  return ops::unary(op_, x, alpha_);
+}
+
+}  // namespace kerascpp::layers

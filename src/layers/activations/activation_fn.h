@@ -1,0 +1,28 @@
+// A Keras activation given by name in a layer config ("relu", "softmax", ...): parsed once when
+// the layer is made, applied on every call.
+#pragma once
+
+#include <string>
+
+#include "kerascpp/layer.h"
+#include "ops/ops.h"
+
+namespace kerascpp::layers {
+
+class ActivationFn {
+ public:
+  ActivationFn() = default;  // linear
+  // `spec` is a string or a serialized Keras function ({"class_name": "function", "config": "relu"}).
+  // ValueError naming the layer for an unknown activation.
+  ActivationFn(const Json& spec, const std::string& layer_name);
+  Tensor operator()(const Tensor& x) const;
+  const std::string& name() const { return name_; }
+
+ private:
+  enum class Kind { unary, softmax, log_softmax } kind_ = Kind::unary;
+  ops::UnaryOp op_ = ops::UnaryOp::linear;
+  float alpha_ = 0.f;
+  std::string name_ = "linear";
+};
+
+}  // namespace kerascpp::layers

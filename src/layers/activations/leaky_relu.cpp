@@ -1,0 +1,28 @@
+// keras.layers.LeakyReLU: Keras 3 names the slope `negative_slope` (default 0.3); Keras 2 wrote `alpha`.
+#include "layers/config_utils.h"
+#include "layers/layer_list.h"
+#include "ops/ops.h"
+
+namespace kerascpp::layers {
+namespace {
+
+class LeakyReLU : public Layer {
+ public:
+  explicit LeakyReLU(const Json& config)
+      : Layer(config), slope_(get<float>(config, "negative_slope", get<float>(config, "alpha", 0.3f))) {}
+  std::string class_name() const override { return "LeakyReLU"; }
+  std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
+    expect_inputs(in, 1);
+    return in;
+  }
+  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override {
+    return {ops::unary(ops::UnaryOp::leaky_relu, in[0], slope_)};
+  }
+
+ private:
+  float slope_;
+};
+
+}  // namespace
+LayerPtr make_leaky_relu(const Json& c) { return std::make_shared<LeakyReLU>(c); }
+}  // namespace kerascpp::layers

@@ -1,0 +1,37 @@
+// Reading values from a layer's canonical config with errors that name the layer and the key.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kerascpp/layer.h"
+
+namespace kerascpp::layers {
+
+// config[key] as T, or `fallback` when the key is missing or null. ValueError when of another type.
+template <typename T>
+T get(const Json& config, const char* key, T fallback) {
+  auto it = config.find(key);
+  if (it == config.end() || it->is_null()) return fallback;
+  try {
+    return it->get<T>();
+  } catch (const Json::exception&) {
+    KCPP_THROW(ValueError, "Invalid value for `", key, "` in the config of layer '",
+               config.value("name", std::string("?")), "'. Received: ", key, "=", it->dump());
+  }
+}
+// Required key.
+template <typename T>
+T require(const Json& config, const char* key) {
+  KCPP_CHECK(config.contains(key) && !config[key].is_null(), ValueError, "Missing `", key,
+             "` in the config of layer '", config.value("name", std::string("?")), "'");
+  return get<T>(config, key, T{});
+}
+// An int or a list of ints (Keras accepts both for `axis`, `axes`, `shared_axes`).
+std::vector<int> int_list(const Json& config, const char* key, std::vector<int> fallback);
+// A shape list where null means unknown (-1).
+Shape shape_from_json(const Json& j, const std::string& what);
+Json shape_to_json(const Shape& s);
+
+}  // namespace kerascpp::layers

@@ -1,0 +1,28 @@
+// keras.layers.Activation: applies a named activation.
+#include "layers/activations/activation_fn.h"
+#include "layers/config_utils.h"
+#include "layers/layer_list.h"
+
+namespace kerascpp::layers {
+namespace {
+
+class Activation : public Layer {
+ public:
+  explicit Activation(const Json& config)
+      : Layer(config), fn_(require<Json>(config, "activation"), name()) {}
+  std::string class_name() const override { return "Activation"; }
+  std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
+    expect_inputs(in, 1);
+    return in;
+  }
+  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override {
+    return {fn_(in[0])};
+  }
+
+ private:
+  ActivationFn fn_;
+};
+
+}  // namespace
+LayerPtr make_activation(const Json& c) { return std::make_shared<Activation>(c); }
+}  // namespace kerascpp::layers

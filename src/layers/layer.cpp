@@ -1,0 +1,102 @@
+#include "kerascpp/layer.h"
+
+#include "layers/config_utils.h"
+
+namespace kerascpp {
+
+Layer::Layer(const Json& config) : config_(config) {
+  name_ = config.value("name", std::string());
+  trainable_ = config.value("trainable", true);
+  // Compute is float32; float16 / bfloat16 / mixed policies keep float32 variables and are computed
+  // in float32 here. Anything else (quantized policies, complex, strings) is refused.
+  auto it = config.find("dtype");
+  if (it != config.end() && it->is_string()) {
+    static const char* kAccepted[] = {"float32", "float16", "bfloat16", "float64", "mixed_float16", "mixed_bfloat16",
+                                      "int32", "int64", "uint8", "int8", "bool"};
+    const std::string d = it->get<std::string>();
+    bool ok = false;
+    for (const char* a : kAccepted) ok = ok || d == a;
+    KCPP_CHECK(ok, NotImplementedError, "Layer '", name_, "' uses dtype '", d, "', which kerascpp does not support");
+  }
+}
+
+void Layer::build(const std::vector<Shape>& input_shapes) {
+  if (built_) return;
+  do_build(input_shapes);
+  built_ = true;
+}
+
+void Layer::expect_inputs(const std::vector<Shape>& shapes, size_t n) const {
+  KCPP_CHECK(shapes.size() == n, ValueError, "Layer '", name_, "' (", class_name(), ") expects ", n,
+             " input(s). Received: ", shapes.size());
+}
+
+VariablePtr Layer::add_weight(const std::string& name, const Shape& shape, bool trainable, DType dtype) {
+  for (int64_t d : shape)
+    KCPP_CHECK(d >= 0, ValueError, "Layer '", name_, "' cannot create weight '", name,
+               "' with an unknown dimension: shape=", shape_str(shape),
+               ". Its input shape must be fully known (except the batch size).");
+  auto v = std::make_shared<Variable>(name, name_ + "/" + name, Tensor::zeros(shape, dtype), trainable);
+  variables_.push_back(v);
+  return v;
+}
+
+// which: 0 = all (Keras 3 order), 1 = trainable, 2 = non-trainable.
+void Layer::collect(std::vector<VariablePtr>* out, int which, bool parent_trainable) const {
+  const bool t = parent_trainable && trainable_;
+  if (which == 0) {
+    for (const auto& v : variables_)
+      if (v->trainable() && t) out->push_back(v);
+    for (const auto& v : variables_)
+      if (!(v->trainable() && t)) out->push_back(v);
+  } else {
+    for (const auto& v : variables_)
+      if ((v->trainable() && t) == (which == 1)) out->push_back(v);
+  }
+  for (const Layer* l : sublayers()) l->collect(out, which, t);
+}
+
+std::vector<VariablePtr> Layer::weights() const {
+  std::vector<VariablePtr> out;
+  collect(&out, 0, true);
+  return out;
+}
+std::vector<VariablePtr> Layer::trainable_weights() const {
+  std::vector<VariablePtr> out;
+  collect(&out, 1, true);
+  return out;
+}
+std::vector<VariablePtr> Layer::non_trainable_weights() const {
+  std::vector<VariablePtr> out;
+  collect(&out, 2, true);
+  return out;
+}
+std::vector<VariablePtr> Layer::legacy_weights() const {
+  auto out = trainable_weights();
+  auto nt = non_trainable_weights();
+  out.insert(out.end(), nt.begin(), nt.end());
+  return out;
+}
+
+std::vector<Tensor> Layer::get_weights() const { return batch_get_value(weights()); }
+
+void Layer::set_weights(const std::vector<Tensor>& values) {
+  auto vars = weights();
+  KCPP_CHECK(values.size() == vars.size(), ValueError, "You called `set_weights(weights)` on layer '",
+             name_, "' with a weight list of length ", values.size(), ", but the layer was expecting ",
+             vars.size(), " weights.");
+  // Check every shape before assigning any, so that a bad list changes nothing.
+  for (size_t i = 0; i < vars.size(); ++i)
+    KCPP_CHECK(values[i].defined() && values[i].shape() == vars[i]->shape(), ValueError, "Layer '",
+               name_, "' weight shape ", shape_str(vars[i]->shape()), " is not compatible with provided weight shape ",
+               shape_str(values[i].defined() ? values[i].shape() : Shape{}), " for weight '", vars[i]->path(), "'");
+  for (size_t i = 0; i < vars.size(); ++i) vars[i]->assign(values[i]);
+}
+
+int64_t Layer::count_params() const {
+  int64_t n = 0;
+  for (const auto& v : weights()) n += shape_size(v->shape());
+  return n;
+}
+
+}  // namespace kerascpp

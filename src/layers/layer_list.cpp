@@ -1,0 +1,57 @@
+#include "layers/layer_list.h"
+
+#include <algorithm>
+#include <map>
+
+#include "core/naming.h"
+
+namespace kerascpp {
+namespace {
+
+using Factory = LayerPtr (*)(const Json&);
+
+const std::map<std::string, Factory, std::less<>>& factories() {
+  static const std::map<std::string, Factory, std::less<>> table = {
+#define KCPP_LAYER(name, factory) {#name, &layers::factory},
+#include "layers/layer_list.inc"
+#undef KCPP_LAYER
+  };
+  return table;
+}
+
+}  // namespace
+
+LayerPtr make_layer(const std::string& class_name, const Json& config) {
+  const std::string name = config.value("name", std::string("?"));
+  if (class_name == "Lambda" || class_name == "TFOpLambda" || class_name == "SlicingOpLambda")
+    KCPP_THROW(NotImplementedError, "Layer '", name, "' is a ", class_name,
+               " layer, whose function is Python code stored in the model file. kerascpp never runs code "
+               "from a model file; replace it with built-in layers, or supply the function through "
+               "custom_objects in the Python package.");
+  auto it = factories().find(class_name);
+  if (it == factories().end()) {
+    std::string known;
+    for (const auto& [k, v] : factories()) known += (known.empty() ? "" : ", ") + k;
+    KCPP_THROW(ValueError, "Unknown layer: '", class_name, "' (layer '", name,
+               "'). Please ensure you are using a layer that kerascpp supports, or pass custom objects. "
+               "Supported layers: ", known);
+  }
+  if (config.contains("name")) return it->second(config);
+  Json named = config;  // Keras names unnamed layers after their class: dense, dense_1, ...
+  std::string prefix;
+  for (size_t i = 0; i < class_name.size(); ++i) {
+    char c = class_name[i];
+    if (i && std::isupper(static_cast<unsigned char>(c)) && std::islower(static_cast<unsigned char>(class_name[i - 1]))) prefix += '_';
+    prefix += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  named["name"] = unique_name(prefix);
+  return it->second(named);
+}
+
+std::vector<std::string> known_layer_classes() {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : factories()) out.push_back(k);
+  return out;
+}
+
+}  // namespace kerascpp

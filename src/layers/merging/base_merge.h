@@ -1,0 +1,24 @@
+// Base of the elementwise merge layers (Add, Subtract, Multiply, Average, Maximum, Minimum), as
+// keras/src/layers/merging/base_merge.py: a list of at least two inputs of broadcastable shapes.
+#pragma once
+
+#include "layers/config_utils.h"
+#include "ops/ops.h"
+
+namespace kerascpp::layers {
+
+class BaseMerge : public Layer {
+ public:
+  using Layer::Layer;
+  std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override;
+  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override;
+
+ protected:
+  virtual size_t min_inputs() const { return 2; }
+  virtual size_t max_inputs() const { return SIZE_MAX; }
+  // Folds the inputs pairwise with `op` by default.
+  virtual Tensor merge(const std::vector<Tensor>& in) const;
+  virtual ops::BinaryOp op() const = 0;
+};
+
+}  // namespace kerascpp::layers

@@ -1,0 +1,244 @@
+#include "models/functional.h"
+
+#include <climits>
+
+namespace kerascpp::models {
+
+bool is_model_class(const std::string& c) { return c == "Functional" || c == "Model" || c == "Sequential"; }
+
+LayerPtr make_layer_or_model(const std::string& class_name, const Json& config) {
+  if (is_model_class(class_name)) return std::make_shared<Functional>(class_name, config);
+  return make_layer(class_name, config);
+}
+
+namespace {
+bool is_keras_tensor(const Json& j) {
+  return j.is_object() && j.value("class_name", std::string()) == "__keras_tensor__";
+}
+// Collects every Keras tensor of a call's arguments, depth first, in order.
+void flatten_tensors(const Json& j, std::vector<const Json*>* out) {
+  if (is_keras_tensor(j)) {
+    out->push_back(&j);
+  } else if (j.is_array()) {
+    for (const auto& e : j) flatten_tensors(e, out);
+  } else if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) flatten_tensors(v, out);
+  }
+}
+bool is_ref_triple(const Json& j) { return j.is_array() && j.size() == 3 && j[0].is_string(); }
+}  // namespace
+
+Functional::Functional(const std::string& class_name, const Json& config) : Layer(config), class_name_(class_name) {
+  KCPP_CHECK(config.is_object() && config.contains("layers") && config["layers"].is_array(), ValueError,
+             "Invalid config of model '", name(), "' (", class_name, "): expected a `layers` list");
+  if (class_name == "Sequential")
+    build_sequential(config);
+  else
+    build_functional(config);
+  std::vector<int> state(nodes_.size(), 0);
+  for (const Ref& r : inputs_) infer(r.node, &state);
+  for (const Ref& r : outputs_) infer(r.node, &state);
+  for (const Ref& r : inputs_) input_shapes_.push_back(nodes_[r.node].output_shapes[r.index]);
+  for (const Ref& r : outputs_) output_shapes_.push_back(nodes_[r.node].output_shapes[r.index]);
+  plan();
+  Layer::build(input_shapes_);
+}
+
+void Functional::add_layer(const Json& entry) {
+  KCPP_CHECK(entry.is_object() && entry.contains("class_name") && entry.contains("config"), ValueError,
+             "Invalid layer entry in the config of model '", name(), "': ", entry.dump().substr(0, 200));
+  const std::string cls = entry["class_name"].get<std::string>();
+  LayerPtr layer = make_layer_or_model(cls, entry["config"]);
+  KCPP_CHECK(!layer_index_.count(layer->name()), ValueError, "The name '", layer->name(),
+             "' is used 2 times in model '", name(), "'. All layer names should be unique.");
+  layer_index_[layer->name()] = static_cast<int>(layers_.size());
+  layers_.push_back(std::move(layer));
+  in_model_layers_.push_back(true);
+  layer_nodes_.emplace_back();
+}
+
+void Functional::build_sequential(const Json& config) {
+  const Json& entries = config["layers"];
+  KCPP_CHECK(!entries.empty() && entries[0].value("class_name", std::string()) == "InputLayer", ValueError,
+             "Sequential model '", name(), "' has no input shape: it was saved before it was built. Build it "
+             "(e.g. start it with keras.Input) and save it again.");
+  for (const auto& e : entries) {
+    add_layer(e);
+    Node n;
+    n.layer = static_cast<int>(layers_.size()) - 1;
+    if (n.layer > 0) n.inputs = {Ref{static_cast<int>(nodes_.size()) - 1, 0}};
+    layer_nodes_.back().push_back(static_cast<int>(nodes_.size()));
+    nodes_.push_back(n);
+  }
+  in_model_layers_[0] = false;
+  inputs_ = {Ref{0, 0}};
+  outputs_ = {Ref{static_cast<int>(nodes_.size()) - 1, 0}};
+  input_names_ = {layers_.front()->name()};
+  output_names_ = {layers_.back()->name()};
+}
+
+void Functional::build_functional(const Json& config) {
+  const Json& entries = config["layers"];
+  for (const auto& e : entries) add_layer(e);
+  // Allocate every node first: a shared layer's later call may feed a layer listed before it.
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    const Json& inbound = entries[i].value("inbound_nodes", Json::array());
+    size_t count = layers_[i]->class_name() == "InputLayer" ? 1 : inbound.size();
+    for (size_t k = 0; k < count; ++k) {
+      layer_nodes_[i].push_back(static_cast<int>(nodes_.size()));
+      nodes_.push_back(Node{static_cast<int>(i), {}, {}, false});
+    }
+  }
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    if (layers_[i]->class_name() == "InputLayer") continue;
+    const Json& inbound = entries[i].value("inbound_nodes", Json::array());
+    for (size_t k = 0; k < inbound.size(); ++k) {
+      const Json& call = inbound[k];
+      KCPP_CHECK(call.is_object(), ValueError, "Invalid inbound node ", k, " of layer '", layers_[i]->name(),
+                 "' in model '", name(), "': ", call.dump().substr(0, 200));
+      const Json args = call.value("args", Json::array()), kwargs = call.value("kwargs", Json::object());
+      std::vector<const Json*> tensors, kw;  // pointers into args / kwargs
+      flatten_tensors(args, &tensors);
+      flatten_tensors(kwargs, &kw);
+      KCPP_CHECK(kw.empty(), NotImplementedError, "Layer '", layers_[i]->name(), "' in model '", name(),
+                 "' is called with tensors in keyword arguments (e.g. a mask), which kerascpp does not support yet");
+      std::string where = "inbound node " + std::to_string(k) + " of layer '" + layers_[i]->name() + "'";
+      for (const Json* t : tensors) nodes_[layer_nodes_[i][k]].inputs.push_back(resolve((*t)["config"]["keras_history"], where));
+      KCPP_CHECK(!tensors.empty(), ValueError, "The ", where, " in model '", name(), "' has no input tensors");
+    }
+  }
+  parse_io(config.value("input_layers", Json::array()), &inputs_, &input_names_, false);
+  parse_io(config.value("output_layers", Json::array()), &outputs_, &output_names_, true);
+  KCPP_CHECK(!inputs_.empty() && !outputs_.empty(), ValueError, "Model '", name(), "' has no inputs or no outputs in its config");
+  for (const Ref& r : inputs_)
+    KCPP_CHECK(nodes_[r.node].inputs.empty() && layers_[nodes_[r.node].layer]->class_name() == "InputLayer", ValueError,
+               "Input '", layers_[nodes_[r.node].layer]->name(), "' of model '", name(), "' is not an InputLayer");
+}
+
+Functional::Ref Functional::resolve(const Json& h, const std::string& where) const {
+  KCPP_CHECK(is_ref_triple(h) && h[1].is_number_integer() && h[2].is_number_integer(), ValueError, "Invalid tensor reference ",
+             h.dump(), " in the ", where, " of model '", name(), "'");
+  const std::string producer = h[0].get<std::string>();
+  auto it = layer_index_.find(producer);
+  KCPP_CHECK(it != layer_index_.end(), ValueError, "The ", where, " of model '", name(), "' refers to layer '", producer,
+             "', which is not in the model");
+  int node = h[1].get<int>();
+  const auto& nodes = layer_nodes_[it->second];
+  KCPP_CHECK(node >= 0 && node < static_cast<int>(nodes.size()), ValueError, "The ", where, " of model '", name(),
+             "' refers to call ", h[1].get<int>(), " of layer '", producer, "', which has ", nodes.size(), " call(s)");
+  return Ref{nodes[node], h[2].get<int>()};
+}
+
+void Functional::parse_io(const Json& spec, std::vector<Ref>* refs, std::vector<std::string>* names, bool outputs) {
+  const std::string what = outputs ? "output_layers" : "input_layers";
+  if (is_ref_triple(spec)) {
+    refs->push_back(resolve(spec, what));
+    names->push_back(spec[0].get<std::string>());
+  } else if (spec.is_array()) {
+    for (const auto& e : spec) parse_io(e, refs, names, outputs);
+  } else if (spec.is_object()) {
+    for (const auto& [key, e] : spec.items()) {  // sorted keys, as Keras flattens dicts
+      KCPP_CHECK(is_ref_triple(e), NotImplementedError, "Nested structures inside dict ", what, " of model '", name(), "'");
+      refs->push_back(resolve(e, what));
+      names->push_back(key);
+    }
+  } else {
+    KCPP_THROW(ValueError, "Invalid ", what, " in the config of model '", name(), "': ", spec.dump());
+  }
+}
+
+void Functional::infer(int id, std::vector<int>* state) {
+  if ((*state)[id] == 2) return;
+  Node& n = nodes_[id];
+  Layer& layer = *layers_[n.layer];
+  KCPP_CHECK((*state)[id] == 0, ValueError, "The graph of model '", name(), "' has a cycle through layer '", layer.name(), "'");
+  (*state)[id] = 1;
+  std::vector<Shape> shapes;
+  for (const Ref& r : n.inputs) {
+    infer(r.node, state);
+    const auto& outs = nodes_[r.node].output_shapes;
+    KCPP_CHECK(r.index >= 0 && r.index < static_cast<int>(outs.size()), ValueError, "Layer '", layer.name(),
+               "' in model '", name(), "' uses output ", r.index, " of layer '", layers_[nodes_[r.node].layer]->name(),
+               "', which has ", outs.size(), " output(s)");
+    shapes.push_back(outs[r.index]);
+  }
+  layer.build(shapes);
+  n.output_shapes = layer.compute_output_shape(shapes);
+  (*state)[id] = 2;
+  order_.push_back(id);
+}
+
+void Functional::plan() {
+  last_use_.assign(nodes_.size(), -1);
+  for (size_t s = 0; s < order_.size(); ++s)
+    for (const Ref& r : nodes_[order_[s]].inputs) last_use_[r.node] = static_cast<int>(s);
+  for (const Ref& r : outputs_) last_use_[r.node] = INT_MAX;
+}
+
+std::vector<Shape> Functional::compute_output_shape(const std::vector<Shape>& in) const {
+  KCPP_CHECK(in.size() == input_shapes_.size(), ValueError, "Model '", name(), "' expects ", input_shapes_.size(),
+             " input(s), but it received ", in.size(), " input tensors.");
+  for (size_t i = 0; i < in.size(); ++i) {
+    bool ok = in[i].size() == input_shapes_[i].size();
+    for (size_t d = 0; ok && d < in[i].size(); ++d)
+      ok = input_shapes_[i][d] < 0 || in[i][d] < 0 || input_shapes_[i][d] == in[i][d];
+    KCPP_CHECK(ok, ValueError, "Input ", i, " of model '", name(), "' is incompatible with the model: expected shape=",
+               shape_str(input_shapes_[i]), ", found shape=", shape_str(in[i]));
+  }
+  std::vector<Shape> out = output_shapes_;
+  if (!in.empty() && !in[0].empty())
+    for (Shape& s : out)
+      if (!s.empty()) s[0] = in[0][0];
+  return out;
+}
+
+std::vector<Tensor> Functional::call(const std::vector<Tensor>& inputs, const CallContext& ctx) const {
+  std::vector<Shape> shapes;
+  for (const Tensor& t : inputs) shapes.push_back(t.shape());
+  compute_output_shape(shapes);  // validates the inputs
+  std::vector<std::vector<Tensor>> values(nodes_.size());
+  for (size_t i = 0; i < inputs.size(); ++i) values[inputs_[i].node] = {inputs[i]};
+  for (size_t s = 0; s < order_.size(); ++s) {
+    const Node& n = nodes_[order_[s]];
+    if (n.inputs.empty()) {
+      KCPP_CHECK(!values[order_[s]].empty(), ValueError, "Layer '", layers_[n.layer]->name(), "' of model '", name(),
+                 "' is an input that was not given");
+      continue;
+    }
+    std::vector<Tensor> ins;
+    ins.reserve(n.inputs.size());
+    for (const Ref& r : n.inputs) ins.push_back(values[r.node][r.index]);
+    values[order_[s]] = layers_[n.layer]->call(ins, ctx);
+    KCPP_ASSERT(values[order_[s]].size() == n.output_shapes.size());
+    for (const Ref& r : n.inputs)
+      if (last_use_[r.node] == static_cast<int>(s)) values[r.node].clear();
+  }
+  std::vector<Tensor> out;
+  for (const Ref& r : outputs_) out.push_back(values[r.node][r.index]);
+  return out;
+}
+
+std::vector<Layer*> Functional::sublayers() const {
+  std::vector<Layer*> out;
+  for (size_t i = 0; i < layers_.size(); ++i)
+    if (in_model_layers_[i]) out.push_back(layers_[i].get());
+  return out;
+}
+
+std::vector<Functional::LayerCall> Functional::layer_calls() const {
+  std::vector<LayerCall> out;
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    if (!in_model_layers_[i] || layer_nodes_[i].empty()) continue;
+    const Node& n = nodes_[layer_nodes_[i][0]];
+    LayerCall c{layers_[i].get(), n.output_shapes, {}};
+    for (const Ref& r : n.inputs) {
+      int l = nodes_[r.node].layer, k = 0;
+      while (layer_nodes_[l][k] != r.node) ++k;
+      c.inbound.push_back(layers_[l]->name() + "[" + std::to_string(k) + "][" + std::to_string(r.index) + "]");
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace kerascpp::models

@@ -1,0 +1,84 @@
+// Functional: a graph of layer calls built from a canonical Functional or Sequential config, and
+// itself a Layer (a model nested in a model is one layer of the outer graph).
+//
+// Canonical config (the Keras 3 dialect; src/io normalises every other dialect into it):
+//   {"name": "model", "layers": [{"class_name": "Dense", "name": "d", "config": {...},
+//     "inbound_nodes": [{"args": [{"class_name": "__keras_tensor__",
+//                                  "config": {"keras_history": ["input", 0, 0]}}], "kwargs": {}}]}, ...],
+//    "input_layers": [["input", 0, 0]], "output_layers": [["d", 0, 0]]}
+// Sequential configs ({"name", "layers"}) are chained in order.
+//
+// call() is const and keeps all of its state on the stack: many threads may call one model at once.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kerascpp/layer.h"
+
+namespace kerascpp::models {
+
+class Functional : public Layer {
+ public:
+  // class_name: "Functional", "Model" or "Sequential"; config: the inner config.
+  Functional(const std::string& class_name, const Json& config);
+
+  std::string class_name() const override { return class_name_; }
+  std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) const override;
+  std::vector<Tensor> call(const std::vector<Tensor>& inputs, const CallContext& ctx) const override;
+  std::vector<Layer*> sublayers() const override;  // Keras's model.layers
+  Json get_config() const override { return config_; }
+
+  const std::vector<Shape>& input_shapes() const { return input_shapes_; }
+  const std::vector<Shape>& output_shapes() const { return output_shapes_; }
+  // Names of the model inputs / outputs (dict keys when the model was built with dicts, else the
+  // input layer names / output layer names).
+  const std::vector<std::string>& input_names() const { return input_names_; }
+  const std::vector<std::string>& output_names() const { return output_names_; }
+  // model.layers entries by index, with how they were called, for summaries.
+  struct LayerCall {
+    Layer* layer;
+    std::vector<Shape> output_shapes;  // of its first call
+    std::vector<std::string> inbound;  // "layer[node][tensor]" of its first call
+  };
+  std::vector<LayerCall> layer_calls() const;
+
+ private:
+  struct Ref {
+    int node = -1;
+    int index = 0;
+  };
+  struct Node {
+    int layer = -1;  // index into layers_
+    std::vector<Ref> inputs;
+    std::vector<Shape> output_shapes;
+    bool shaped = false;
+  };
+
+  void build_sequential(const Json& config);
+  void build_functional(const Json& config);
+  void add_layer(const Json& entry);
+  Ref resolve(const Json& history, const std::string& where) const;
+  void parse_io(const Json& spec, std::vector<Ref>* refs, std::vector<std::string>* names, bool outputs);
+  void infer(int node, std::vector<int>* state);
+  void plan();
+
+  std::string class_name_;
+  std::vector<LayerPtr> layers_;
+  std::vector<bool> in_model_layers_;  // false for Sequential's InputLayer
+  std::map<std::string, int> layer_index_;
+  std::vector<std::vector<int>> layer_nodes_;  // per layer, its node ids in call order
+  std::vector<Node> nodes_;
+  std::vector<Ref> inputs_, outputs_;
+  std::vector<std::string> input_names_, output_names_;
+  std::vector<Shape> input_shapes_, output_shapes_;
+  std::vector<int> order_;     // nodes to run, in order
+  std::vector<int> last_use_;  // per node: the step after which its outputs are dropped
+};
+
+// A layer or a nested model for a canonical {"class_name", "config"} entry.
+LayerPtr make_layer_or_model(const std::string& class_name, const Json& config);
+bool is_model_class(const std::string& class_name);
+
+}  // namespace kerascpp::models

@@ -1,0 +1,113 @@
+#include "kerascpp/model.h"
+
+#include <iomanip>
+#include <sstream>
+
+#include "models/functional.h"
+#include "ops/ops.h"
+
+namespace kerascpp {
+
+Model::Model(std::shared_ptr<models::Functional> graph, Json training_config)
+    : graph_(std::move(graph)), training_config_(std::move(training_config)) {
+  KCPP_ASSERT(graph_ != nullptr);
+  if (training_config_.is_null()) training_config_ = Json::object();
+}
+
+const std::string& Model::name() const { return graph_->name(); }
+
+std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs) const {
+  std::vector<Tensor> in;
+  in.reserve(inputs.size());
+  for (const Tensor& t : inputs) {
+    KCPP_CHECK(t.defined(), ValueError, "Model '", name(), "' received an empty input tensor");
+    in.push_back(t.dtype() == DType::float32 ? t : t.astype(DType::float32));
+  }
+  return graph_->call(in, CallContext{});
+}
+
+std::vector<Tensor> Model::predict(const std::vector<Tensor>& inputs, int64_t batch_size) const {
+  KCPP_CHECK(batch_size > 0, ValueError, "Expected a positive batch_size. Received: batch_size=", batch_size);
+  KCPP_CHECK(inputs.size() == input_shapes().size(), ValueError, "Model '", name(), "' expects ", input_shapes().size(),
+             " input(s), but it received ", inputs.size(), " input tensors.");
+  int64_t n = -1;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    KCPP_CHECK(inputs[i].defined() && inputs[i].rank() >= 1, ValueError, "Input ", i, " of model '", name(),
+               "' must have a batch axis. Received: shape=", shape_str(inputs[i].defined() ? inputs[i].shape() : Shape{}));
+    KCPP_CHECK(n < 0 || inputs[i].dim(0) == n, ValueError, "Data cardinality is ambiguous: all inputs of model '", name(),
+               "' must have the same number of samples. Received: ", n, " and ", inputs[i].dim(0));
+    n = inputs[i].dim(0);
+  }
+  if (n <= batch_size) return (*this)(inputs);
+  std::vector<std::vector<Tensor>> chunks;
+  for (int64_t start = 0; start < n; start += batch_size) {
+    std::vector<Tensor> batch;
+    for (const Tensor& t : inputs) batch.push_back(t.slice(start, std::min(batch_size, n - start)));
+    auto out = (*this)(batch);
+    if (chunks.empty()) chunks.resize(out.size());
+    for (size_t o = 0; o < out.size(); ++o) chunks[o].push_back(std::move(out[o]));
+  }
+  std::vector<Tensor> result;
+  for (auto& c : chunks) result.push_back(ops::concatenate(c, 0));
+  return result;
+}
+
+std::vector<Layer*> Model::layers() const { return graph_->sublayers(); }
+
+Layer& Model::get_layer(const std::string& name) const {
+  std::string known;
+  for (Layer* l : layers()) {
+    if (l->name() == name) return *l;
+    known += (known.empty() ? "" : ", ") + l->name();
+  }
+  KCPP_THROW(ValueError, "No such layer: ", name, ". Existing layers are: [", known, "].");
+}
+
+Layer& Model::get_layer(int index) const {
+  auto ls = layers();
+  KCPP_CHECK(index >= 0 && index < static_cast<int>(ls.size()), ValueError, "Was asked to retrieve layer at index ", index,
+             " but model only has ", ls.size(), " layers.");
+  return *ls[index];
+}
+
+std::vector<VariablePtr> Model::weights() const { return graph_->weights(); }
+std::vector<VariablePtr> Model::trainable_weights() const { return graph_->trainable_weights(); }
+std::vector<VariablePtr> Model::non_trainable_weights() const { return graph_->non_trainable_weights(); }
+std::vector<Tensor> Model::get_weights() const { return graph_->get_weights(); }
+void Model::set_weights(const std::vector<Tensor>& values) { graph_->set_weights(values); }
+int64_t Model::count_params() const { return graph_->count_params(); }
+const std::vector<Shape>& Model::input_shapes() const { return graph_->input_shapes(); }
+const std::vector<Shape>& Model::output_shapes() const { return graph_->output_shapes(); }
+const std::vector<std::string>& Model::input_names() const { return graph_->input_names(); }
+const std::vector<std::string>& Model::output_names() const { return graph_->output_names(); }
+
+Json Model::get_config() const { return Json{{"class_name", graph_->class_name()}, {"config", graph_->get_config()}}; }
+std::string Model::to_json() const { return get_config().dump(); }
+
+std::string Model::summary() const {
+  std::ostringstream os;
+  const bool functional = graph_->class_name() != "Sequential";
+  const std::string rule(functional ? 110 : 72, '_'), double_rule(rule.size(), '=');
+  auto row = [&](const std::string& a, const std::string& b, const std::string& c, const std::string& d) {
+    os << ' ' << std::left << std::setw(32) << a << ' ' << std::setw(24) << b << ' ' << std::setw(12) << c;
+    if (functional) os << ' ' << d;
+    os << '\n';
+  };
+  os << "Model: \"" << name() << "\"\n" << rule << '\n';
+  row("Layer (type)", "Output Shape", "Param #", "Connected to");
+  os << double_rule << '\n';
+  for (const auto& c : graph_->layer_calls()) {
+    std::string shape;
+    for (const Shape& s : c.output_shapes) shape += (shape.empty() ? "" : ", ") + shape_str(s);
+    row(c.layer->name() + " (" + c.layer->class_name() + ")", shape, std::to_string(c.layer->count_params()),
+        c.inbound.empty() ? "" : c.inbound[0]);
+    for (size_t i = 1; i < c.inbound.size(); ++i) row("", "", "", c.inbound[i]);
+  }
+  int64_t trainable = 0, total = count_params();
+  for (const auto& v : trainable_weights()) trainable += shape_size(v->shape());
+  os << double_rule << "\nTotal params: " << total << "\nTrainable params: " << trainable
+     << "\nNon-trainable params: " << total - trainable << '\n' << rule << '\n';
+  return os.str();
+}
+
+}  // namespace kerascpp

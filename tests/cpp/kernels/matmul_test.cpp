@@ -1,0 +1,123 @@
+// The fast matmul (both dispatch paths) against ref::matmul, the dispatch rule, and concurrent use.
+#include "kernels/matmul.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kernel_test_util.h"
+#include "kernels/ref/ref.h"
+
+namespace kerascpp::kernels {
+namespace {
+
+using Fn = void (*)(const float*, const float*, float*, int64_t, int64_t, int64_t);
+
+// |c - ref| within float rounding of the sum of |a_ip * b_pj| (the scale of the rounding error).
+void expect_matches_ref(Fn fn, const char* name, int64_t m, int64_t n, int64_t k, std::mt19937& g) {
+  std::vector<float> a = test::random_floats(g, m * k), b = test::random_floats(g, k * n);
+  std::vector<float> c(m * n + 1, NAN), want(m * n + 1, -7.f);
+  c[m * n] = want[m * n] = 123.f;  // a guard element: nothing may write past the end
+  fn(a.data(), b.data(), c.data(), m, n, k);
+  ref::matmul(a.data(), b.data(), want.data(), m, n, k);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double scale = 0;
+      for (int64_t p = 0; p < k; ++p) scale += std::fabs(double(a[i * k + p]) * b[p * n + j]);
+      ASSERT_NEAR(c[i * n + j], want[i * n + j], 1e-6 * (scale + 1) * (k + 1))
+          << name << " m=" << m << " n=" << n << " k=" << k << " at (" << i << ", " << j << ")";
+    }
+  }
+  ASSERT_EQ(c[m * n], 123.f) << name << " wrote past the end";
+}
+
+TEST(Matmul, BothPathsMatchRefOverManySizes) {
+  std::mt19937 g(42);
+  const int64_t dims[] = {0, 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 33};
+  for (int64_t m : dims)
+    for (int64_t n : dims)
+      for (int64_t k : {0, 1, 3, 8, 17}) {
+        expect_matches_ref(matmul_small, "small", m, n, k, g);
+        expect_matches_ref(matmul_blas, "blas", m, n, k, g);
+        expect_matches_ref(matmul, "dispatch", m, n, k, g);
+      }
+}
+
+TEST(Matmul, LargerAndRandomSizesMatchRef) {
+  std::mt19937 g(7);
+  // k beyond the 256 block of the small kernel, n beyond one 16-column panel, m beyond 6-row blocks.
+  expect_matches_ref(matmul_small, "small", 13, 70, 300, g);
+  expect_matches_ref(matmul_blas, "blas", 13, 70, 300, g);
+  expect_matches_ref(matmul_small, "small", 1, 8, 10, g);
+  for (int t = 0; t < 30; ++t) {
+    int64_t m = test::random_dim(g, 40), n = test::random_dim(g, 40), k = test::random_dim(g, 70);
+    expect_matches_ref(matmul_small, "small", m, n, k, g);
+    expect_matches_ref(matmul_blas, "blas", m, n, k, g);
+  }
+}
+
+TEST(Matmul, ZeroKWritesZeros) {
+  for (Fn fn : {matmul_small, matmul_blas, matmul}) {
+    std::vector<float> c(6, NAN);
+    fn(nullptr, nullptr, c.data(), 2, 3, 0);
+    for (float v : c) EXPECT_EQ(v, 0.f);
+  }
+}
+
+TEST(Matmul, DispatchSaysWhy) {
+  EXPECT_EQ(matmul_path(1, 10, 8), MatmulPath::small);
+  EXPECT_EQ(matmul_path(128, 128, 128), MatmulPath::small);
+  EXPECT_EQ(matmul_path(129, 128, 128), MatmulPath::blas);
+  EXPECT_EQ(matmul_path(256, 512, 512), MatmulPath::blas);
+  EXPECT_EQ(std::string(matmul_choice(1, 10, 8)).rfind("small:", 0), 0u);
+  EXPECT_EQ(std::string(matmul_choice(256, 512, 512)).rfind("blas:", 0), 0u);
+}
+
+// predict runs from many threads at once; both paths must stay correct under that.
+TEST(Matmul, ConcurrentCallsAgree) {
+  struct Case {
+    int64_t m, n, k;
+  };
+  const Case cases[] = {{1, 10, 8}, {8, 33, 17}, {160, 130, 110}};  // small, small, blas
+  std::mt19937 g(3);
+  std::vector<std::vector<float>> as, bs, wants;
+  for (const Case& c : cases) {
+    as.push_back(test::random_floats(g, c.m * c.k));
+    bs.push_back(test::random_floats(g, c.k * c.n));
+    wants.emplace_back(c.m * c.n);
+    matmul(as.back().data(), bs.back().data(), wants.back().data(), c.m, c.n, c.k);
+  }
+  std::vector<int> mismatches(8, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int it = 0; it < 20; ++it) {
+        for (size_t i = 0; i < std::size(cases); ++i) {
+          const Case& c = cases[i];
+          std::vector<float> out(c.m * c.n);
+          matmul(as[i].data(), bs[i].data(), out.data(), c.m, c.n, c.k);
+          // A race would leave garbage, far outside rounding differences.
+          for (size_t j = 0; j < out.size(); ++j)
+            if (!test::close(out[j], wants[i][j], 1e-4, 1e-4)) ++mismatches[t];
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 8; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
+}
+
+TEST(Matmul, BlasThreadsCanBeSet) {
+  const int before = blas_threads();
+  EXPECT_GE(before, 1);
+  set_blas_threads(1);
+  EXPECT_EQ(blas_threads(), 1);
+  set_blas_threads(before);
+  EXPECT_EQ(blas_threads(), before);
+}
+
+}  // namespace
+}  // namespace kerascpp::kernels

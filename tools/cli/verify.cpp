@@ -1,0 +1,36 @@
+// kerascpp verify DIR: every model form in every fixture folder under DIR against Keras's outputs.
+#include <cstdio>
+#include <iostream>
+
+#include "commands.h"
+#include "io/fixture_check.h"
+
+namespace kerascpp::cli {
+
+int verify(const Args& a) {
+  Args args = a;
+  double tol = std::stod(take_option(args, "--tol", "1e-5"));
+  KCPP_CHECK(args.size() == 1, ValueError, "usage: kerascpp verify DIR [--tol 1e-5]");
+  auto dirs = io::find_fixture_dirs(args[0]);
+  KCPP_CHECK(!dirs.empty(), IOError, "No fixture folder (with input_0.npy) under ", args[0]);
+  int passed = 0, failed = 0;
+  for (const auto& dir : dirs) {
+    auto results = io::check_fixture_dir(dir, tol);
+    if (results.empty()) {
+      std::printf("FAIL %s: no model file found\n", dir.c_str());
+      ++failed;
+    }
+    for (const auto& r : results) {
+      if (r.error.empty())
+        std::printf("%s %s/%s  max_abs=%.3g max_rel=%.3g\n", r.ok ? "ok  " : "FAIL", dir.c_str(), r.form.c_str(), r.max_abs,
+                    r.max_rel);
+      else
+        std::printf("FAIL %s/%s: %s\n", dir.c_str(), r.form.c_str(), r.error.c_str());
+      (r.ok ? passed : failed)++;
+    }
+  }
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
+
+}  // namespace kerascpp::cli
