@@ -21,11 +21,11 @@ void read_variable(Variable& v, const H5Dataset& ds) {
 
 void load_legacy_weights(Model& model, const H5Group& g) {
   const std::string file = g.file_name();
-  std::vector<std::string> saved;
+  // Layers with weights on both sides are paired in order, as Keras's load_weights does.
+  std::vector<std::pair<std::string, H5Group>> saved;
   for (const std::string& name : g.attr_strings_split("layer_names")) {
-    KCPP_CHECK(g.is_group(name), IOError, "Layer group \"", name, "\" listed in layer_names is missing from \"",
-               g.path(), "\" of ", file);
-    if (!g.group(name).attr_strings_split("weight_names").empty()) saved.push_back(name);
+    H5Group lg = g.group(name);  // ValueError naming the file and path when missing
+    if (!lg.attr_strings_split("weight_names").empty()) saved.emplace_back(name, lg);
   }
   std::vector<Layer*> layers;
   for (Layer* l : model.layers())
@@ -35,16 +35,14 @@ void load_legacy_weights(Model& model, const H5Group& g) {
   // Check every layer before reading any, so that a bad file changes nothing.
   std::vector<std::pair<std::vector<VariablePtr>, std::vector<H5Dataset>>> plan;
   for (size_t k = 0; k < layers.size(); ++k) {
-    H5Group lg = g.group(saved[k]);
+    const auto& [saved_name, lg] = saved[k];
     auto names = lg.attr_strings_split("weight_names");
     auto vars = layers[k]->legacy_weights();
     KCPP_CHECK(names.size() == vars.size(), ValueError, "Weight count mismatch for layer #", k, " (named '",
-               layers[k]->name(), "' in the current model, '", saved[k], "' in the save file ", file, "). Layer expects ",
+               layers[k]->name(), "' in the current model, '", saved_name, "' in the save file ", file, "). Layer expects ",
                vars.size(), " weight(s). Received ", names.size(), " saved weight(s)");
     std::vector<H5Dataset> ds;
     for (size_t i = 0; i < names.size(); ++i) {
-      KCPP_CHECK(lg.is_dataset(names[i]), IOError, "Weight \"", names[i], "\" of layer \"", saved[k],
-                 "\" is missing from ", file);
       ds.push_back(lg.dataset(names[i]));
       KCPP_CHECK(ds.back().shape() == vars[i]->shape(), ValueError, "Shape mismatch in layer #", k, " (named '",
                  layers[k]->name(), "') for weight '", vars[i]->path(), "': the model expects ", shape_str(vars[i]->shape()),

@@ -65,7 +65,7 @@ TEST(BadInput, TruncatedFiles) {
 }
 
 TEST(BadInput, MissingWeight) {
-  auto msg = error_of<IOError>(testing::fixture("damaged/missing_weight.h5"));
+  auto msg = error_of<Error>(testing::fixture("damaged/missing_weight.h5"));
   expect_contains(msg, "missing_weight.h5");
   expect_contains(msg, "bias");
 }
