@@ -25,7 +25,8 @@ class FixtureDir : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FixtureDir, EveryFormMatchesKeras) {
   auto results = io::check_fixture_dir(GetParam(), 1e-5);
-  EXPECT_GE(results.size(), 3u) << "expected .keras, .h5 and JSON + weights forms";
+  const bool emulated = GetParam().find("keras2_emulated") != std::string::npos;  // .h5 only
+  EXPECT_GE(results.size(), emulated ? 1u : 3u) << "expected .keras, .h5 and JSON + weights forms";
   for (const auto& r : results) {
     EXPECT_TRUE(r.ok) << r.form << ": " << (r.error.empty() ? "max_abs=" + std::to_string(r.max_abs) : r.error);
   }
