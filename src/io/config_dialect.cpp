@@ -21,7 +21,7 @@ int config_keras_major(const Json& c) {
 
 namespace {
 
-Json canonical_entry(const Json& entry, int major);
+Json canonical_entry(Json entry, int major);
 
 // A Keras 2 tensor reference [layer, node, tensor] as a Keras 3 __keras_tensor__.
 Json keras_tensor(const Json& triple) {
@@ -43,11 +43,11 @@ Json convert_kwargs(const Json& j) {
 }
 
 // Keras 2 list form: one element per call, each a list of [layer, node, tensor, kwargs].
-Json canonical_inbound(const Json& inbound, const std::string& layer_name) {
+Json canonical_inbound(Json inbound, const std::string& layer_name) {
   Json out = Json::array();
-  for (const Json& call : inbound) {
+  for (Json& call : inbound) {
     if (call.is_object()) {  // Keras 3 dict form already
-      out.push_back(call);
+      out.push_back(std::move(call));
       continue;
     }
     KCPP_CHECK(call.is_array() && !call.empty(), ValueError, "Invalid inbound node of layer '", layer_name,
@@ -138,31 +138,30 @@ void shift_keras2_node_indices(Json& config) {
   if (config.contains("output_layers")) fix(config["output_layers"]);
 }
 
-Json canonical_model(const std::string& cls, const Json& config_in, int major) {
-  Json config = config_in.is_array() ? Json{{"name", "sequential"}, {"layers", config_in}} : config_in;
+// Every function here takes its JSON by value and moves it along: a config is copied once per load.
+Json canonical_model(const std::string& cls, Json config, int major) {
+  if (config.is_array()) config = Json{{"name", "sequential"}, {"layers", std::move(config)}};
   KCPP_CHECK(config.is_object() && config.contains("layers") && config["layers"].is_array(), ValueError,
              "Invalid config of model (", cls, "): expected a `layers` list");
-  Json layers = Json::array();
-  for (const Json& e : config["layers"]) layers.push_back(canonical_entry(e, major));
-  config["layers"] = layers;
+  for (Json& e : config["layers"]) e = canonical_entry(std::move(e), major);
   if (cls == "Sequential") add_sequential_input(config);
   if (cls != "Sequential" && major == 2) shift_keras2_node_indices(config);
   return config;
 }
 
-Json canonical_entry(const Json& entry, int major) {
+Json canonical_entry(Json entry, int major) {
   KCPP_CHECK(entry.is_object() && entry.contains("class_name") && entry["class_name"].is_string() && entry.contains("config"),
              ValueError, "Invalid layer entry in model config: ", entry.dump().substr(0, 200));
   std::string cls = entry["class_name"].get<std::string>();
   if (cls == "Model") cls = "Functional";
   Json out = {{"class_name", cls}};
   if (models::is_model_class(cls)) {
-    out["config"] = canonical_model(cls, entry["config"], major);
+    out["config"] = canonical_model(cls, std::move(entry["config"]), major);
   } else {
-    Json c = entry["config"];
+    Json c = std::move(entry["config"]);
     KCPP_CHECK(c.is_object(), ValueError, "Invalid config of a ", cls, " layer: ", c.dump().substr(0, 200));
     canonical_layer_config(cls, c, major);
-    out["config"] = c;
+    out["config"] = std::move(c);
   }
   const std::string name = entry.contains("name") ? entry["name"].get<std::string>()
                                                   : out["config"].value("name", std::string());
@@ -170,7 +169,7 @@ Json canonical_entry(const Json& entry, int major) {
     out["name"] = name;
     out["config"]["name"] = name;
   }
-  if (entry.contains("inbound_nodes")) out["inbound_nodes"] = canonical_inbound(entry["inbound_nodes"], name);
+  if (entry.contains("inbound_nodes")) out["inbound_nodes"] = canonical_inbound(std::move(entry["inbound_nodes"]), name);
   return out;
 }
 
@@ -192,17 +191,17 @@ bool has_list_inbound_nodes(const Json& j) {
 }
 }  // namespace
 
-Json canonical_model_config(const Json& model_config, int major) {
+Json canonical_model_config(Json model_config, int major) {
   if (major == 0) major = config_keras_major(model_config);
   if (major == 0) major = has_list_inbound_nodes(model_config) ? 2 : 3;
-  if (model_config.is_array()) return canonical_entry(Json{{"class_name", "Sequential"}, {"config", model_config}}, major);
+  if (model_config.is_array()) return canonical_entry(Json{{"class_name", "Sequential"}, {"config", std::move(model_config)}}, major);
   KCPP_CHECK(model_config.is_object() && model_config.contains("class_name"), ValueError,
              "Invalid model config: expected {\"class_name\": ..., \"config\": ...}");
   const std::string cls = model_config["class_name"].get<std::string>();
   KCPP_CHECK(models::is_model_class(cls), NotImplementedError, "Unsupported model class '", cls,
              "': kerascpp loads Sequential and Functional models (a subclassed model has no config to rebuild from)");
-  Json out = canonical_entry(model_config, major);
-  return Json{{"class_name", out["class_name"]}, {"config", out["config"]}};
+  Json out = canonical_entry(std::move(model_config), major);
+  return Json{{"class_name", std::move(out["class_name"])}, {"config", std::move(out["config"])}};
 }
 
 }  // namespace kerascpp::io

@@ -19,6 +19,6 @@ int config_keras_major(const Json& model_config);
 // model_config: {"class_name", "config"} of a model (any dialect), or a bare list of layers
 // (Keras <= 2.2.2 Sequential). Returns {"class_name": "Functional"|"Sequential", "config": {...}}.
 // keras_major selects Keras 2 semantics where names mean different things (0: guess).
-Json canonical_model_config(const Json& model_config, int keras_major);
+Json canonical_model_config(Json model_config, int keras_major);
 
 }  // namespace kerascpp::io

@@ -54,8 +54,8 @@ Json parse_json(const std::string& text, const std::string& where) {
   }
 }
 
-Model build(const Json& raw_config, int major, Json training_config) {
-  Json canon = io::canonical_model_config(raw_config, major);
+Model build(Json raw_config, int major, Json training_config) {
+  Json canon = io::canonical_model_config(std::move(raw_config), major);
   auto graph = std::make_shared<models::Functional>(canon["class_name"].get<std::string>(), canon["config"]);
   return Model(std::move(graph), std::move(training_config));
 }
@@ -85,7 +85,7 @@ Model load_h5(const io::H5File& file) {
   if (root.has_attr("training_config"))
     training = parse_json(root.attr_string("training_config"), "the training_config of " + file.name());
   Json config = parse_json(root.attr_string("model_config"), "the model_config of " + file.name());
-  Model model = with_file_context(file.name(), [&] { return build(config, io::keras_major(version), training); });
+  Model model = with_file_context(file.name(), [&] { return build(std::move(config), io::keras_major(version), std::move(training)); });
   KCPP_CHECK(root.is_group("model_weights"), IOError, "Missing group \"model_weights\" in ", file.name());
   io::load_legacy_weights(model, root.group("model_weights"));
   return model;
@@ -102,7 +102,7 @@ Model load_keras_archive(const io::ZipArchive& zip, const std::string& name) {
     major = io::keras_major(meta.value("keras_version", std::string("3")));
   }
   Json training = config.is_object() ? config.value("compile_config", Json::object()) : Json::object();
-  Model model = with_file_context(name, [&] { return build(config, major, training.is_null() ? Json::object() : training); });
+  Model model = with_file_context(name, [&] { return build(std::move(config), major, training.is_null() ? Json::object() : training); });
   if (zip.has("model.weights.npz") && !zip.has("model.weights.h5"))
     KCPP_THROW(NotImplementedError, "The archive ", name, " stores its weights as model.weights.npz, which kerascpp does not read yet");
   KCPP_CHECK(zip.has("model.weights.h5"), IOError, "Invalid .keras archive ", name, ": it has no model.weights.h5 member");
