@@ -13,27 +13,20 @@
 #include <string>
 #include <vector>
 
+#include "core/process.h"
 #include "kerascpp/model.h"
 
 namespace {
 
-long rss_kb() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  return -1;
-}
-
 void run(const char* what, int calls, const std::function<void()>& fn) {
   std::vector<double> ns(calls);
-  long before = rss_kb();
+  long before = kerascpp::rss_kb();
   for (int i = 0; i < calls; ++i) {
     auto t0 = std::chrono::steady_clock::now();
     fn();
     ns[i] = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
   }
-  long after = rss_kb();
+  long after = kerascpp::rss_kb();
   size_t tenth = std::max(1, calls / 10);
   double first = std::accumulate(ns.begin(), ns.begin() + tenth, 0.0) / tenth;
   double last = std::accumulate(ns.end() - tenth, ns.end(), 0.0) / tenth;

@@ -10,18 +10,11 @@
 
 #include "commands.h"
 #include "io/npy.h"
+#include "core/process.h"
 #include "kerascpp/model.h"
 
 namespace kerascpp::cli {
 namespace {
-
-long rss_kb() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  return -1;
-}
 
 double max_error(const Model& m, const std::string& dir) {
   std::vector<Tensor> in, out;
@@ -49,13 +42,13 @@ int bench_load(const Args& a) {
   std::vector<Model> models;
   models.reserve(copies);
   std::vector<double> us(copies);
-  const long rss_before = rss_kb();
+  const long rss_before = kerascpp::rss_kb();
   for (int i = 0; i < copies; ++i) {
     auto t0 = std::chrono::steady_clock::now();
     models.push_back(load_model(args[0]));
     us[i] = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
   }
-  const long rss_after = rss_kb();
+  const long rss_after = kerascpp::rss_kb();
   std::vector<double> sorted = us;
   std::sort(sorted.begin(), sorted.end());
   const size_t tenth = std::max<size_t>(1, copies / 10);

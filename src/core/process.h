@@ -1,0 +1,9 @@
+// Facts about the running process, for benchmarks and the CLI.
+#pragma once
+
+namespace kerascpp {
+
+// Resident set size in kB (VmRSS of /proc/self/status); -1 where unavailable.
+long rss_kb();
+
+}  // namespace kerascpp
