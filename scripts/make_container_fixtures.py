@@ -57,6 +57,55 @@ def h5py_types(path):
         f["dangling"] = h5py.SoftLink("/nowhere")
 
 
+def h5py_subset(path):
+    """What kerascpp's own HDF5 reader serves without libhdf5 (no filters, soft links or big-endian
+    data), including the less common structures: compact and unwritten datasets, a group large
+    enough for a two-level B-tree, object header continuations and a group reached twice."""
+    with h5py.File(path, "w") as f:
+        a = f.attrs
+        a["str_utf8"] = "h\u00e9llo"
+        a["str_ascii"] = b"plain bytes"
+        a["str_fixed"] = np.bytes_(b"fixed")
+        a["str_one_element"] = np.array([b"only"], dtype="S")
+        a["list_vlen"] = [b"dense", b"dense_1", "d\u00e9".encode("utf8"), b""]
+        a["list_fixed"] = np.array([b"a", b"bc", b""], dtype="S")
+        a["list_empty"] = np.asarray([])
+        a["split0"] = np.array([b"l0", b"l1"], dtype="S3")
+        a["split1"] = np.array([b"l2"], dtype="S3")
+        a["int_attr"] = np.int64(3)
+        a["float_attr"] = np.array([1.5, 2.5], dtype="<f4")
+        a["null_attr"] = h5py.Empty("f4")
+        f.create_dataset("f32", data=np.arange(6, dtype="<f4").reshape(2, 3) / 4)
+        f.create_dataset("f64", data=np.array([1.5, -2.0], dtype="<f8"))
+        f.create_dataset("f16", data=np.array([0.5, -1.25, 65504], dtype="<f2"))
+        f.create_dataset("i8", data=np.array([-128, 0, 127], dtype="i1"))
+        f.create_dataset("u8", data=np.array([0, 200, 255], dtype="u1"))
+        f.create_dataset("i32", data=np.array([-7, 1 << 30], dtype="<i4"))
+        f.create_dataset("i64", data=np.array([-(1 << 40), 42], dtype="<i8"))
+        f.create_dataset("bool", data=np.array([True, False, True]))
+        f.create_dataset("scalar", data=np.float32(2.5))
+        f.create_dataset("empty", data=np.zeros((0, 3), dtype="f4"))
+        f.create_dataset("u16", data=np.array([1, 2], dtype="<u2"))
+        f.create_dataset("unwritten", shape=(2, 2), dtype="f4")  # no storage allocated: zeros
+        bf16 = np.array([0x3FC0, 0xC010, 0x4040], dtype="<u2")
+        d = f.create_dataset("bf16", data=bf16.view(np.dtype("V2")))
+        d.attrs["dtype"] = "bfloat16"
+        f.create_dataset("opaque", data=bf16.view(np.dtype("V2")))
+        dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+        dcpl.set_layout(h5py.h5d.COMPACT)
+        space = h5py.h5s.create_simple((4,))
+        dset = h5py.h5d.create(f.id, b"compact", h5py.h5t.IEEE_F32LE, space, dcpl)
+        dset.write(h5py.h5s.ALL, h5py.h5s.ALL, np.array([1, 2, 3, 4], dtype="<f4"))
+        many = f.create_group("many")
+        for i in range(300):  # a two-level B-tree
+            many.create_dataset("w%03d" % i, data=np.full((2,), i, dtype="<f4"))
+        big = f.create_group("many_attrs")
+        for i in range(40):  # outgrows the first header block: continuation messages
+            big.attrs["attr%02d" % i] = np.bytes_(b"x" * (40 + i))
+        f.create_group("a/b/c")
+        f["a/again"] = f["a/b"]  # a hard link: one group under two names
+
+
 def python_zip(path):
     """One stored and one deflated member and an archive comment, as Python's zipfile writes."""
     buf = io.BytesIO()
@@ -91,5 +140,6 @@ def keras_mlp(h5_path, keras_path):
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     h5py_types(os.path.join(OUT, "h5py_types.h5"))
+    h5py_subset(os.path.join(OUT, "h5py_subset.h5"))
     python_zip(os.path.join(OUT, "python.zip"))
     keras_mlp(os.path.join(OUT, "keras3_mlp.h5"), os.path.join(OUT, "keras3_mlp.keras"))

@@ -21,6 +21,13 @@ namespace models {
 class Functional;
 }
 
+// Which Keras reads the saved file back: Keras 3 (default), or Keras 2 (tf.keras / tf-keras, and
+// standalone Keras 2.x) for the legacy .h5 forms.
+enum class KerasDialect { keras3, keras2 };
+struct SaveOptions {
+  KerasDialect dialect = KerasDialect::keras3;
+};
+
 class Model {
  public:
   explicit Model(std::shared_ptr<models::Functional> graph, Json training_config = Json());
@@ -50,7 +57,8 @@ class Model {
 
   // {"class_name": "Functional" | "Sequential", "config": {...}} in the canonical (Keras 3) dialect.
   Json get_config() const;
-  std::string to_json() const;
+  // model.to_json(): the Keras 3 dialect (keras.models.model_from_json reads it), or Keras 2's.
+  std::string to_json(KerasDialect dialect = KerasDialect::keras3) const;
   // The training config read from the file ({} when the model was saved uncompiled).
   const Json& training_config() const { return training_config_; }
   // A Keras-like table: layers, output shapes, parameter counts.
@@ -58,6 +66,15 @@ class Model {
 
   // Loads weights from a Keras weights file (.weights.h5, legacy .h5 weights-only or full model).
   void load_weights(const std::string& path);
+
+  // Saves by extension: ".keras" (Keras 3 archive) or ".h5" / ".hdf5" (legacy full model). The file
+  // is written beside the target, flushed and renamed over it: a crash leaves the old file or the
+  // new one, whole. IOError naming the path for an unwritable folder, a full disk, a folder target.
+  void save(const std::string& path, const SaveOptions& options = {}) const;
+  // ".weights.h5" (Keras 3 layout) or ".h5" (legacy weights-only layout), atomically as save().
+  void save_weights(const std::string& path, const SaveOptions& options = {}) const;
+  // The bytes of a file of the given form: "keras", "h5", "weights.h5" or "weights-only.h5".
+  std::vector<char> save_to_memory(const std::string& form, const SaveOptions& options = {}) const;
 
   models::Functional& graph() const { return *graph_; }
 

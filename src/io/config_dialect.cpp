@@ -82,6 +82,15 @@ void canonical_layer_config(const std::string& cls, Json& c, int major) {
     }
   }
   if (major == 2 && c.contains("activation") && c["activation"] == "hard_sigmoid") c["activation"] = "hard_sigmoid_k2";
+  if (cls != "InputLayer") {
+    // Keras 2 records the shape a layer was created with; the graph knows it, Keras 3 refuses the key.
+    c.erase("batch_input_shape");
+    c.erase("batch_shape");
+  }
+  if (major == 2 && cls.rfind("SpatialDropout", 0) == 0) {  // Keras 3 takes neither argument
+    c.erase("noise_shape");
+    c.erase("trainable");
+  }
 }
 
 // Sequential: make sure layers[0] is an InputLayer (Keras 2 put batch_input_shape on the first layer;
@@ -143,8 +152,8 @@ Json canonical_model(const std::string& cls, Json config, int major) {
   if (config.is_array()) config = Json{{"name", "sequential"}, {"layers", std::move(config)}};
   KCPP_CHECK(config.is_object() && config.contains("layers") && config["layers"].is_array(), ValueError,
              "Invalid config of model (", cls, "): expected a `layers` list");
+  if (cls == "Sequential") add_sequential_input(config);  // before the first layer's shape keys go
   for (Json& e : config["layers"]) e = canonical_entry(std::move(e), major);
-  if (cls == "Sequential") add_sequential_input(config);
   if (cls != "Sequential" && major == 2) shift_keras2_node_indices(config);
   return config;
 }

@@ -1,6 +1,9 @@
 #include "models/functional.h"
 
 #include <climits>
+#include <functional>
+
+#include "layers/config_utils.h"
 
 namespace kerascpp::models {
 
@@ -42,6 +45,26 @@ Functional::Functional(const std::string& class_name, const Json& config) : Laye
   for (const Ref& r : outputs_) output_shapes_.push_back(nodes_[r.node].output_shapes[r.index]);
   plan();
   Layer::build(input_shapes_);
+  if (class_name != "Sequential") complete_tensor_configs();
+}
+
+// Keras 3 needs the shape and dtype of every tensor reference in a config; configs converted from
+// Keras 2 have only the reference, so fill them in from the inferred shapes.
+void Functional::complete_tensor_configs() {
+  std::function<void(Json&)> fill = [&](Json& j) {
+    if (is_keras_tensor(j)) {
+      Json& c = j["config"];
+      if (!c.contains("shape")) {
+        Ref r = resolve(c["keras_history"], "config");
+        c["shape"] = layers::shape_to_json(nodes_[r.node].output_shapes[r.index]);
+      }
+      if (!c.contains("dtype")) c["dtype"] = "float32";
+    } else if (j.is_structured()) {
+      for (auto& e : j) fill(e);
+    }
+  };
+  for (Json& e : config_["layers"])
+    if (e.contains("inbound_nodes")) fill(e["inbound_nodes"]);
 }
 
 void Functional::add_layer(const Json& entry) {
@@ -216,6 +239,14 @@ std::vector<Tensor> Functional::call(const std::vector<Tensor>& inputs, const Ca
   std::vector<Tensor> out;
   for (const Ref& r : outputs_) out.push_back(values[r.node][r.index]);
   return out;
+}
+
+// Nested models completed their own configs (complete_tensor_configs) after this config was copied.
+Json Functional::get_config() const {
+  Json c = config_;
+  for (size_t i = 0; i < layers_.size(); ++i)
+    if (is_model_class(layers_[i]->class_name())) c["layers"][i]["config"] = layers_[i]->get_config();
+  return c;
 }
 
 std::vector<Layer*> Functional::sublayers() const {

@@ -28,7 +28,7 @@ class Functional : public Layer {
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) const override;
   std::vector<Tensor> call(const std::vector<Tensor>& inputs, const CallContext& ctx) const override;
   std::vector<Layer*> sublayers() const override;  // Keras's model.layers
-  Json get_config() const override { return config_; }
+  Json get_config() const override;
 
   const std::vector<Shape>& input_shapes() const { return input_shapes_; }
   const std::vector<Shape>& output_shapes() const { return output_shapes_; }
@@ -63,6 +63,7 @@ class Functional : public Layer {
   void parse_io(const Json& spec, std::vector<Ref>* refs, std::vector<std::string>* names, bool outputs);
   void infer(int node, std::vector<int>* state);
   void plan();
+  void complete_tensor_configs();
 
   std::string class_name_;
   std::vector<LayerPtr> layers_;

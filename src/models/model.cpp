@@ -82,7 +82,6 @@ const std::vector<std::string>& Model::input_names() const { return graph_->inpu
 const std::vector<std::string>& Model::output_names() const { return graph_->output_names(); }
 
 Json Model::get_config() const { return Json{{"class_name", graph_->class_name()}, {"config", graph_->get_config()}}; }
-std::string Model::to_json() const { return get_config().dump(); }
 
 std::string Model::summary() const {
   std::ostringstream os;

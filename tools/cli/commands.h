@@ -13,6 +13,7 @@ int info(const Args& args);
 int predict(const Args& args);
 int verify(const Args& args);
 int bench_load(const Args& args);
+int convert(const Args& args);
 
 // Shared argument helpers: "--name value" options.
 std::string take_option(Args& args, const std::string& name, const std::string& fallback);

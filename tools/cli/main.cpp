@@ -41,6 +41,7 @@ static const char* kUsage =
     "  predict FILE --input X.npy [--input ...] --output Y.npy [--output ...] [--batch-size N]\n"
     "  verify DIR [--tol 1e-5]                        load every model form in fixture folders under DIR,\n"
     "                                                 compare with Keras's outputs\n"
+    "  convert IN OUT [--keras2] [--weights W]         any model form to any other (.keras, .h5, .json)\n"
     "  bench-load FILE --copies N [--json] [--check DIR]\n"
     "                                                 load N copies, all kept alive; time and memory\n";
 
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
     if (cmd == "predict") return cli::predict(args);
     if (cmd == "verify") return cli::verify(args);
     if (cmd == "bench-load") return cli::bench_load(args);
+    if (cmd == "convert") return cli::convert(args);
     std::cerr << "kerascpp: unknown command '" << cmd << "'\n" << kUsage;
     return 1;
   } catch (const std::exception& e) {

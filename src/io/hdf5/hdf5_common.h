@@ -20,6 +20,11 @@
 
 namespace kerascpp::io::detail {
 
+namespace kh5 {  // kerascpp's reader for Keras's HDF5 subset (keras_h5_reader.h)
+class File;
+struct Object;
+}  // namespace kh5
+
 // Serialises libhdf5 calls when the library is not thread-safe, and silences its automatic error
 // printing on the calling thread. Debian's libhdf5 1.10.8 is built thread-safe (its own global lock
 // serialises calls; checked with H5is_library_threadsafe), so there the mutex is skipped. In a
@@ -65,6 +70,7 @@ struct H5FileState {
   Hid file;
   std::string name;   // display name for errors
   uint64_t size = 0;  // bytes on disk / in the image, to refuse implausible shapes in damaged files
+  std::shared_ptr<const kh5::File> fast;  // set when kerascpp's reader serves the file, not libhdf5
 };
 
 // One open group or dataset. `file` is declared first so that `id` is closed before the file.
@@ -73,6 +79,7 @@ struct H5Node {
   Hid id;
   std::string path;
   Hid type;  // a dataset's file type, kept for reading
+  const kh5::Object* obj = nullptr;  // with file->fast: the group or dataset (ids unused)
 };
 
 // "[a, b, c]", shortened after `max` names, for error messages.

@@ -27,6 +27,7 @@
 
 #include "io/hdf5/hdf5_common.h"
 #include "io/hdf5/hdf5_driver.h"
+#include "io/hdf5/keras_h5_reader.h"
 
 namespace kerascpp::io {
 namespace {
@@ -71,7 +72,13 @@ void read_all(int fd, char* dst, size_t size, const std::string& path) {
 }
 
 // What stands at `rel` under group `g`: H5I_GROUP, H5I_DATASET, H5I_DATATYPE or H5I_BADID.
-H5I_type_t kind_of(const H5Group& g, hid_t gid, std::string_view rel) {
+H5I_type_t kind_of(const H5Group& g, const H5Node& node, std::string_view rel) {
+  if (node.obj) {
+    const detail::kh5::Object* o = node.file->fast->find(*node.obj, rel);
+    if (!o) return H5I_BADID;
+    return o->kind == detail::kh5::Object::Kind::group ? H5I_GROUP : H5I_DATASET;
+  }
+  hid_t gid = node.id.get();
   if (!g.has(rel)) return H5I_BADID;
   H5Lock lock;
   Hid obj(H5Oopen(gid, std::string(rel).c_str(), H5P_DEFAULT));
@@ -125,6 +132,24 @@ H5File H5File::open_image(const void* data, size_t size, std::string display_nam
                           std::shared_ptr<const void> keepalive) {
   if (data == nullptr || size == 0)
     KCPP_THROW(IOError, "Unable to open \"", display_name, "\" as an HDF5 file: it is empty");
+  std::string unsupported;  // why kerascpp's reader passes the file to libhdf5
+  if (std::shared_ptr<const detail::kh5::File> fast =
+          detail::kh5::File::parse(static_cast<const char*>(data), size, display_name, &unsupported)) {
+    auto state = std::make_shared<H5FileState>();
+    state->keepalive = std::move(keepalive);
+    state->name = std::move(display_name);
+    state->size = size;
+    const detail::kh5::Object* root = &fast->root();
+    state->fast = std::move(fast);
+    return H5File(std::make_shared<H5Node>(H5Node{state, Hid(), "/", Hid(), root}));
+  }
+  return detail::open_image_libhdf5(data, size, std::move(display_name), std::move(keepalive));
+}
+
+H5File detail::open_image_libhdf5(const void* data, size_t size, std::string display_name,
+                                  std::shared_ptr<const void> keepalive) {
+  if (data == nullptr || size == 0)
+    KCPP_THROW(IOError, "Unable to open \"", display_name, "\" as an HDF5 file: it is empty");
   H5Lock lock;
   std::string why;
   // An absolute name: libhdf5 calls getcwd() to resolve a relative one. Images are told apart by
@@ -148,9 +173,12 @@ H5File make_file(hid_t fid, std::string name, uint64_t size, std::shared_ptr<con
 }
 }  // namespace
 
+std::string_view H5File::backend() const { return root_.node_->obj ? "keras-subset" : "libhdf5"; }
+
 bool H5Group::has(std::string_view rel) const {
   while (!rel.empty() && rel.back() == '/') rel.remove_suffix(1);
   if (rel.empty() || rel == ".") return true;
+  if (node_->obj) return node_->file->fast->find(*node_->obj, rel) != nullptr;
   H5Lock lock;
   hid_t g = node_->id.get();
   std::string r(rel);
@@ -170,16 +198,21 @@ bool H5Group::has(std::string_view rel) const {
 }
 
 bool H5Group::is_group(std::string_view rel) const {
-  return kind_of(*this, node_->id.get(), rel) == H5I_GROUP;
+  return kind_of(*this, *node_, rel) == H5I_GROUP;
 }
 
 bool H5Group::is_dataset(std::string_view rel) const {
-  return kind_of(*this, node_->id.get(), rel) == H5I_DATASET;
+  return kind_of(*this, *node_, rel) == H5I_DATASET;
 }
 
 std::vector<std::string> H5Group::members() const {
-  H5Lock lock;
   std::vector<std::string> names;
+  if (node_->obj) {
+    names.reserve(node_->obj->members.size());
+    for (const auto& m : node_->obj->members) names.emplace_back(m.first);
+    return names;
+  }
+  H5Lock lock;
   auto add = [](hid_t, const char* name, const H5L_info_t*, void* out) -> herr_t {
     static_cast<std::vector<std::string>*>(out)->emplace_back(name);
     return 0;
@@ -192,6 +225,12 @@ std::vector<std::string> H5Group::members() const {
 
 H5Group H5Group::group(std::string_view rel) const {
   if (rel.empty() || rel == ".") return *this;
+  if (node_->obj) {
+    const detail::kh5::Object* o = node_->file->fast->find(*node_->obj, rel);
+    if (!o || o->kind != detail::kh5::Object::Kind::group) throw_missing(rel, "group");
+    return H5Group(std::make_shared<H5Node>(
+        H5Node{node_->file, Hid(), detail::join_path(path(), rel), Hid(), o}));
+  }
   H5Lock lock;
   hid_t id = H5Gopen2(node_->id.get(), std::string(rel).c_str(), H5P_DEFAULT);
   if (id < 0) throw_missing(rel, "group");
@@ -200,6 +239,24 @@ H5Group H5Group::group(std::string_view rel) const {
 }
 
 H5Dataset H5Group::dataset(std::string_view rel) const {
+  if (node_->obj) {
+    const detail::kh5::File& file = *node_->file->fast;
+    const detail::kh5::Object* o = file.find(*node_->obj, rel);
+    if (!o || o->kind != detail::kh5::Object::Kind::dataset) throw_missing(rel, "dataset");
+    auto node = std::make_shared<H5Node>(
+        H5Node{node_->file, Hid(), detail::join_path(path(), rel), Hid(), o});
+    if (o->space.null)
+      KCPP_THROW(ValueError, "Unable to read dataset \"", node->path, "\" in \"", file_name(),
+                 "\": it has a null dataspace (no data)");
+    Shape shape(o->space.dims.begin(), o->space.dims.end());
+    if (o->space.points > (1ull << 50))
+      KCPP_THROW(IOError, "Unable to read dataset \"", node->path, "\" in \"", file_name(),
+                 "\": implausible shape ", shape_str(shape), " (damaged file?)");
+    std::string why;
+    std::optional<DType> dtype = file.dtype_of(*o, &why);
+    return H5Dataset(std::move(node), std::move(shape), dtype.has_value(),
+                     dtype.value_or(DType::float32), std::move(why));
+  }
   H5Lock lock;
   hid_t id = H5Dopen2(node_->id.get(), std::string(rel).c_str(), H5P_DEFAULT);
   if (id < 0) throw_missing(rel, "dataset");
@@ -231,7 +288,7 @@ H5Dataset H5Group::dataset(std::string_view rel) const {
 }
 
 void H5Group::throw_missing(std::string_view rel, const char* kind) const {
-  std::string reason = detail::h5_error_text();
+  std::string reason = node_->obj ? std::string() : detail::h5_error_text();
   std::string full = detail::join_path(path(), rel);
   std::string head = ::kerascpp::detail::concat("Unable to open ", kind, " \"", full, "\" in \"",
                                                 file_name(), "\": ");
@@ -253,7 +310,7 @@ void H5Group::throw_missing(std::string_view rel, const char* kind) const {
                "\"; its members are ", detail::name_list(group(parent_rel).members()));
   }
   bool want_group = std::string_view(kind) == "group";
-  H5I_type_t found = kind_of(*this, node_->id.get(), rel);
+  H5I_type_t found = kind_of(*this, *node_, rel);
   if (found == H5I_DATASET && want_group) KCPP_THROW(ValueError, head, "it is a dataset, not a group");
   if (found == H5I_GROUP && !want_group) KCPP_THROW(ValueError, head, "it is a group, not a dataset");
   if (found == H5I_DATATYPE) KCPP_THROW(ValueError, head, "it is a named datatype, not a ", kind);

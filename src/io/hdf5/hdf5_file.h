@@ -1,6 +1,8 @@
 // Reading HDF5 files: the one interface through which kerascpp reads HDF5 (legacy .h5 models,
-// .weights.h5, the weights member of a .keras archive). It wraps libhdf5 today; a faster reader for
-// the small subset of HDF5 that Keras writes can slot in behind these classes later.
+// .weights.h5, the weights member of a .keras archive). Two backends serve it: kerascpp's own
+// reader for the subset of HDF5 that Keras writes (keras_h5_reader.h: files read whole, images),
+// and libhdf5 for every other HDF5 feature and for large files read on demand. The choice is made
+// when the file is opened and is invisible to callers (H5File::backend() tells it).
 //
 //   H5File file = H5File::open("model.h5");
 //   std::string config = file.root().attr_string("model_config");
@@ -13,9 +15,10 @@
 // cheap to copy and safe to use from several threads at once. Errors name the file and the HDF5
 // path: IOError for a missing, foreign, truncated or damaged file; ValueError for a missing or
 // wrong-kind group / dataset / attribute; NotImplementedError for a dtype kerascpp lacks.
-// Damage that libhdf5 1.10 does not survive is checked first (global heap collections, compact
-// data sizes, implausible shapes); random bytes inside an attribute's variable-length string
-// references can still crash libhdf5, which trusts them: the Keras-subset reader will close that.
+// kerascpp's reader bounds-checks every read. On the libhdf5 path, damage that libhdf5 1.10 does
+// not survive is checked first (global heap collections, compact data sizes, implausible shapes);
+// random bytes inside an attribute's variable-length string references can still crash libhdf5,
+// which trusts them, but only in files that also use features outside the Keras subset.
 #pragma once
 
 #include <cstddef>
@@ -121,6 +124,9 @@ class H5File {
 
   H5Group root() const { return root_; }
   const std::string& name() const { return root_.file_name(); }
+  // "keras-subset" when kerascpp's own reader serves the file (a Keras-style file read whole or an
+  // image), "libhdf5" otherwise (other HDF5 features, large files read on demand).
+  std::string_view backend() const;
 
   explicit H5File(std::shared_ptr<const detail::H5Node> root) : root_(std::move(root)) {}  // internal
 

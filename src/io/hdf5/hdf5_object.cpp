@@ -3,16 +3,38 @@
 
 #include "io/hdf5/hdf5_common.h"
 #include "io/hdf5/hdf5_file.h"
+#include "io/hdf5/keras_h5_reader.h"
 
 namespace kerascpp::io {
 
 using detail::H5Lock;
 using detail::Hid;
 
+namespace {
+
+std::string attr_head(std::string_view name, const std::string& path, const std::string& file) {
+  return ::kerascpp::detail::concat("Unable to read attribute \"", name, "\" of \"", path, "\" in \"",
+                                    file, "\": ");
+}
+
+std::vector<std::string> strings_or_throw(detail::StringsRead r, std::vector<std::string> out,
+                                          const std::string& why, const std::string& head) {
+  switch (r) {
+    case detail::StringsRead::ok: break;
+    case detail::StringsRead::not_strings:
+      KCPP_THROW(ValueError, head, "expected a string or a list of strings, found ", why);
+    case detail::StringsRead::damaged: KCPP_THROW(IOError, head, why);
+  }
+  return out;
+}
+
+}  // namespace
+
 const std::string& H5Object::path() const { return node_->path; }
 const std::string& H5Object::file_name() const { return node_->file->name; }
 
 bool H5Object::has_attr(std::string_view name) const {
+  if (node_->obj) return node_->obj->attr(name) != nullptr;
   H5Lock lock;
   htri_t r = H5Aexists(node_->id.get(), std::string(name).c_str());
   if (r < 0) detail::h5_error_text();
@@ -20,8 +42,12 @@ bool H5Object::has_attr(std::string_view name) const {
 }
 
 std::vector<std::string> H5Object::attr_names() const {
-  H5Lock lock;
   std::vector<std::string> names;
+  if (node_->obj) {
+    for (const detail::kh5::Attr& a : node_->obj->attrs) names.emplace_back(a.name);
+    return names;
+  }
+  H5Lock lock;
   auto add = [](hid_t, const char* name, const H5A_info_t*, void* out) -> herr_t {
     static_cast<std::vector<std::string>*>(out)->emplace_back(name);
     return 0;
@@ -33,14 +59,23 @@ std::vector<std::string> H5Object::attr_names() const {
 }
 
 std::vector<std::string> H5Object::attr_strings(std::string_view name) const {
+  if (node_->obj) {
+    const detail::kh5::Attr* a = node_->obj->attr(name);
+    if (!a)
+      KCPP_THROW(ValueError, attr_head(name, path(), file_name()),
+                 "no such attribute; the attributes are ", detail::name_list(attr_names()));
+    std::vector<std::string> out;
+    std::string why;
+    detail::StringsRead r = node_->file->fast->read_strings(*a, &out, &why);
+    return strings_or_throw(r, std::move(out), why, attr_head(name, path(), file_name()));
+  }
   H5Lock lock;
   return read_attr_strings(name, Hid(H5Aopen(node_->id.get(), std::string(name).c_str(), H5P_DEFAULT)));
 }
 
 // `attr` is the attribute `name`, or a failed open of it.
 std::vector<std::string> H5Object::read_attr_strings(std::string_view name, detail::Hid attr) const {
-  std::string head = ::kerascpp::detail::concat("Unable to read attribute \"", name, "\" of \"",
-                                                path(), "\" in \"", file_name(), "\": ");
+  std::string head = attr_head(name, path(), file_name());
   if (!attr.ok()) {
     std::string reason = detail::h5_error_text();  // before any other call clears it
     if (!has_attr(name))
@@ -50,13 +85,8 @@ std::vector<std::string> H5Object::read_attr_strings(std::string_view name, deta
   }
   std::vector<std::string> out;
   std::string why;
-  switch (detail::read_strings(attr.get(), node_->file->size, &out, &why)) {
-    case detail::StringsRead::ok: break;
-    case detail::StringsRead::not_strings:
-      KCPP_THROW(ValueError, head, "expected a string or a list of strings, found ", why);
-    case detail::StringsRead::damaged: KCPP_THROW(IOError, head, why);
-  }
-  return out;
+  detail::StringsRead r = detail::read_strings(attr.get(), node_->file->size, &out, &why);
+  return strings_or_throw(r, std::move(out), why, head);
 }
 
 std::string H5Object::attr_string(std::string_view name) const {
@@ -69,12 +99,16 @@ std::string H5Object::attr_string(std::string_view name) const {
 }
 
 std::vector<std::string> H5Object::attr_strings_split(std::string_view name) const {
-  H5Lock lock;
   std::string base(name);
-  // Open directly rather than ask first: the unsplit attribute is the common case.
-  Hid whole(H5Aopen(node_->id.get(), base.c_str(), H5P_DEFAULT));
-  if (whole.ok()) return read_attr_strings(name, std::move(whole));
-  detail::h5_error_text();
+  if (node_->obj) {
+    if (has_attr(name)) return attr_strings(name);
+  } else {
+    H5Lock lock;
+    // Open directly rather than ask first: the unsplit attribute is the common case.
+    Hid whole(H5Aopen(node_->id.get(), base.c_str(), H5P_DEFAULT));
+    if (whole.ok()) return read_attr_strings(name, std::move(whole));
+    detail::h5_error_text();
+  }
   if (!has_attr(base + "0"))
     KCPP_THROW(ValueError, "Unable to read attribute \"", name, "\" of \"", path(), "\" in \"",
                file_name(), "\": neither \"", name, "\" nor \"", name,
@@ -105,6 +139,12 @@ void H5Dataset::read_into(void* dst, size_t nbytes) const {
                "\": the destination holds ", nbytes, " bytes but the dataset holds ", want,
                " (shape ", shape_str(shape_), ", ", dtype_name(dtype_), ")");
   if (want == 0) return;
+  if (node_->obj) {
+    std::string why = node_->file->fast->read(*node_->obj, dst, want);
+    if (!why.empty())
+      KCPP_THROW(IOError, "Unable to read dataset \"", path(), "\" in \"", file_name(), "\": ", why);
+    return;
+  }
   H5Lock lock;
   hid_t id = node_->id.get();
   // libhdf5 1.10 copies compact data without comparing its stored size with the dataspace: a
@@ -127,7 +167,11 @@ void H5Dataset::read_into(void* dst, size_t nbytes) const {
 Tensor H5Dataset::read() const {
   size_t n = nbytes();
   // Unfiltered data cannot be larger than its file; refuse before allocating for a damaged header.
-  if (n > node_->file->size) {
+  if (n > node_->file->size && node_->obj)
+    KCPP_THROW(IOError, "Unable to read dataset \"", path(), "\" in \"", file_name(), "\": its shape ",
+               shape_str(shape_), " needs ", n, " bytes but the file holds only ", node_->file->size,
+               " (damaged file?)");
+  if (n > node_->file->size && !node_->obj) {
     H5Lock lock;
     Hid dcpl(H5Dget_create_plist(node_->id.get()));
     if (dcpl.ok() && H5Pget_nfilters(dcpl.get()) == 0)

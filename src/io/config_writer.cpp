@@ -1,0 +1,166 @@
+#include "io/config_writer.h"
+
+#include <functional>
+#include <set>
+
+#include "models/functional.h"
+
+namespace kerascpp::io {
+namespace {
+
+bool is_keras_tensor(const Json& j) {
+  return j.is_object() && j.value("class_name", std::string()) == "__keras_tensor__";
+}
+void flatten_tensors(const Json& j, std::vector<const Json*>* out) {
+  if (is_keras_tensor(j)) {
+    out->push_back(&j);
+  } else if (j.is_structured()) {
+    for (const auto& e : j) flatten_tensors(e, out);
+  }
+}
+
+[[noreturn]] void unrepresentable(const Json& c, const std::string& what, const std::string& dialect) {
+  KCPP_THROW(NotImplementedError, "Layer '", c.value("name", std::string("?")), "' uses ", what,
+             ", which Keras ", dialect, " cannot express; save in the other Keras dialect instead");
+}
+
+Json keras3_entry(Json e) {
+  const std::string cls = e["class_name"].get<std::string>();
+  if (models::is_model_class(cls)) {
+    for (Json& l : e["config"]["layers"]) l = keras3_entry(std::move(l));
+    e["module"] = cls == "Sequential" ? "keras" : "keras.src.models.functional";
+    e["registered_name"] = cls == "Sequential" ? Json(nullptr) : Json("Functional");
+  } else {
+    if (e["config"].value("activation", Json()) == "hard_sigmoid_k2")
+      unrepresentable(e["config"], "Keras 2's hard_sigmoid (0.2 x + 0.5)", "3");
+    e["module"] = "keras.layers";
+    e["registered_name"] = nullptr;
+  }
+  return e;
+}
+
+// Keras 2 layer configs: the keys and names tf-keras's constructors accept.
+void keras2_layer_config(const std::string& cls, Json& c) {
+  if (cls == "InputLayer" && c.contains("batch_shape")) {
+    c["batch_input_shape"] = c["batch_shape"];
+    c.erase("batch_shape");
+  }
+  if (cls == "LeakyReLU" && c.contains("negative_slope")) {
+    c["alpha"] = c["negative_slope"];
+    c.erase("negative_slope");
+  }
+  if (c.contains("activation") && c["activation"].is_string()) {
+    const std::string a = c["activation"].get<std::string>();
+    if (a == "hard_sigmoid" || a == "hard_silu") unrepresentable(c, "Keras 3's " + a, "2");
+    if (a == "hard_sigmoid_k2") c["activation"] = "hard_sigmoid";
+    if (a == "silu") c["activation"] = "swish";
+  }
+  for (const char* k : {"quantization_config", "lora_rank", "lora_alpha"}) c.erase(k);
+  for (auto& [key, v] : c.items()) {
+    // Keras 3 initializers carry arguments Keras 2's do not know; the weights are loaded anyway.
+    if (key.size() > 12 && key.compare(key.size() - 12, 12, "_initializer") == 0 && v.is_object() &&
+        v.contains("class_name")) {
+      Json inner = v.value("config", Json::object());
+      if (inner.is_object()) {
+        inner.erase("input_axes");
+        inner.erase("output_axes");
+      }
+      v = Json{{"class_name", v["class_name"]}, {"config", inner}};
+    }
+  }
+}
+
+bool is_nested_keras2(const Json& e) {
+  const std::string cls = e["class_name"].get<std::string>();
+  const Json& sub = e["config"].value("layers", Json::array());
+  return cls == "Functional" || (cls == "Sequential" && !sub.empty() && sub[0]["class_name"] == "InputLayer");
+}
+
+Json keras2_triple(const Json& h, const std::set<std::string>& nested) {
+  int node = h[1].get<int>() + (nested.count(h[0].get<std::string>()) ? 1 : 0);
+  return Json::array({h[0], node, h[2]});
+}
+
+Json keras2_io(const Json& spec, const std::set<std::string>& nested) {
+  if (spec.is_array() && spec.size() == 3 && spec[0].is_string()) return Json::array({keras2_triple(spec, nested)});
+  Json out = spec.is_object() ? Json::object() : Json::array();
+  if (spec.is_object()) {
+    for (const auto& [k, v] : spec.items()) out[k] = keras2_triple(v, nested);
+  } else {
+    for (const auto& v : spec) {
+      Json t = keras2_io(v, nested);
+      for (auto& x : t) out.push_back(x);
+    }
+  }
+  return out;
+}
+
+Json keras2_entry(Json e);
+
+Json keras2_model(const std::string& cls, Json config) {
+  std::set<std::string> nested;
+  if (cls != "Sequential")
+    for (const Json& l : config["layers"])
+      if (is_nested_keras2(l)) nested.insert(l["config"]["name"].get<std::string>());
+  for (Json& l : config["layers"]) {
+    if (l.contains("inbound_nodes")) {
+      Json calls = Json::array();
+      for (const Json& call : l["inbound_nodes"]) {
+        const Json args = call.value("args", Json::array());
+        std::vector<const Json*> tensors;  // pointers into args
+        flatten_tensors(args, &tensors);
+        Json refs = Json::array();
+        for (const Json* t : tensors) {
+          Json r = keras2_triple((*t)["config"]["keras_history"], nested);
+          r.push_back(Json::object());
+          refs.push_back(r);
+        }
+        calls.push_back(refs);
+      }
+      l["inbound_nodes"] = calls;
+    }
+    l = keras2_entry(std::move(l));
+  }
+  if (cls != "Sequential") {
+    config["input_layers"] = keras2_io(config["input_layers"], nested);
+    config["output_layers"] = keras2_io(config["output_layers"], nested);
+  }
+  return config;
+}
+
+Json keras2_entry(Json e) {
+  const std::string cls = e["class_name"].get<std::string>();
+  if (models::is_model_class(cls)) {
+    e["config"] = keras2_model(cls, std::move(e["config"]));
+  } else {
+    keras2_layer_config(cls, e["config"]);
+  }
+  return e;
+}
+
+}  // namespace
+
+Json keras3_model_config(const Model& model) { return keras3_entry(model.get_config()); }
+
+Json keras2_model_config(const Model& model) {
+  Json c = model.get_config();
+  return Json{{"class_name", c["class_name"]}, {"config", keras2_model(c["class_name"], std::move(c["config"]))}};
+}
+
+Json keras3_compile_config(const Model& model) {
+  Json t = model.training_config();
+  if (t.empty() || !t.contains("optimizer_config")) return t;
+  t["optimizer"] = t["optimizer_config"];
+  t.erase("optimizer_config");
+  return t;
+}
+
+Json legacy_training_config(const Model& model) {
+  Json t = model.training_config();
+  if (t.empty() || !t.contains("optimizer")) return t;
+  t["optimizer_config"] = t["optimizer"];
+  t.erase("optimizer");
+  return t;
+}
+
+}  // namespace kerascpp::io

@@ -1,0 +1,67 @@
+"""Loads every model file that `kerascpp convert` wrote under DIR with real Keras and compares its
+predictions with the fixture's outputs (Keras's own). Keras 3 reads the Keras 3 forms (k3.keras,
+k3.h5, k3cfg.json + k3cfg.weights.h5); with --tf-keras, tf_keras reads the Keras 2 forms (k2.h5,
+k2cfg.json + k2cfg.h5). Prints one line per file and exits 1 if any fails.
+
+    python tests/python/keras_loads_converted.py DIR [--tf-keras] [--tol 1e-6]
+"""
+import argparse
+import glob
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+import numpy as np  # noqa: E402
+
+
+def numbered(d, prefix):
+    out, i = [], 0
+    while os.path.exists(f"{d}/{prefix}{i}.npy"):
+        out.append(np.load(f"{d}/{prefix}{i}.npy"))
+        i += 1
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("dir")
+    p.add_argument("--tf-keras", action="store_true")
+    p.add_argument("--tol", type=float, default=1e-6)
+    a = p.parse_args()
+    if a.tf_keras:
+        import tf_keras as keras
+        forms = [("k2.h5", None), ("k2cfg.json", "k2cfg.h5")]
+    else:
+        import keras
+        forms = [("k3.keras", None), ("k3.h5", None), ("k3cfg.json", "k3cfg.weights.h5")]
+    failed = passed = 0
+    for d in sorted(os.path.dirname(f) for f in glob.glob(f"{a.dir}/**/input_0.npy", recursive=True)):
+        x, want = numbered(d, "input_"), numbered(d, "output_")
+        for model_file, weights in forms:
+            path = os.path.join(d, model_file)
+            if not os.path.exists(path):
+                continue  # that dialect cannot express this model; convert refused it
+            try:
+                if weights:
+                    with open(path) as f:
+                        m = keras.models.model_from_json(f.read())
+                    m.load_weights(os.path.join(d, weights))
+                else:
+                    m = keras.models.load_model(path, compile=False)
+                got = m.predict(x if len(x) > 1 else x[0], verbose=0)
+                if isinstance(got, dict):
+                    got = [got[k] for k in sorted(got)]
+                got = got if isinstance(got, (list, tuple)) else [got]
+                err = max(float(np.max(np.abs(g - w))) for g, w in zip(got, want))
+                ok = len(got) == len(want) and all(np.allclose(g, w, atol=a.tol, rtol=a.tol) for g, w in zip(got, want))
+            except Exception as e:  # noqa: BLE001 - report every failure, go on
+                ok, err = False, f"{type(e).__name__}: {str(e)[:300]}"
+            print(f"{'ok  ' if ok else 'FAIL'} {path} {err}")
+            passed, failed = passed + ok, failed + (not ok)
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed or not passed else 0)
+
+
+if __name__ == "__main__":
+    main()
