@@ -20,6 +20,8 @@ test: build
 	scripts/check_file_size.sh
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 	$(BUILD)/kerascpp verify tests/fixtures
+	scripts/install_deps.sh --python
+	KERASCPP_BUILD=$(abspath $(BUILD)) .venv/bin/python -m pytest -q tests/python
 
 # Loads 1,000 sample models (each form of the seed MLP) in one process and checks that the first
 # and the last still predict what Keras predicted.

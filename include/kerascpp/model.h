@@ -66,6 +66,8 @@ class Model {
 
   // Loads weights from a Keras weights file (.weights.h5, legacy .h5 weights-only or full model).
   void load_weights(const std::string& path);
+  // The same from a file's bytes (any weights form, or a .keras / .h5 model's weights).
+  void load_weights_from_memory(const void* data, size_t size, const std::string& display_name = "<memory>");
 
   // Saves by extension: ".keras" (Keras 3 archive) or ".h5" / ".hdf5" (legacy full model). The file
   // is written beside the target, flushed and renamed over it: a crash leaves the old file or the

@@ -139,23 +139,39 @@ Model model_from_config(const Json& config) { return build(config, 0, Json::obje
 
 Model model_from_json(const std::string& json) { return model_from_config(parse_json(json, "the model JSON")); }
 
+namespace {
+void load_weights_from_zip(Model& m, const io::ZipArchive& zip, const std::string& name) {
+  KCPP_CHECK(zip.has("model.weights.h5"), IOError, "Invalid .keras archive ", name, ": it has no model.weights.h5 member");
+  auto wm = zip.member("model.weights.h5");
+  io::H5File w = io::H5File::open_image(wm.data, wm.size, name + "/model.weights.h5", wm.keepalive);
+  io::load_keras3_weights(m, w.root());
+}
+// A weights-only .h5 keeps layer_names at its root, a full model under model_weights; anything else
+// is the Keras 3 tree.
+void load_weights_from_h5(Model& m, const io::H5File& file) {
+  io::H5Group root = file.root();
+  if (root.has_attr("layer_names")) return io::load_legacy_weights(m, root);
+  if (root.is_group("model_weights") && root.group("model_weights").has_attr("layer_names"))
+    return io::load_legacy_weights(m, root.group("model_weights"));
+  io::load_keras3_weights(m, root);
+}
+}  // namespace
+
+void Model::load_weights_from_memory(const void* data, size_t size, const std::string& name) {
+  KCPP_CHECK(data != nullptr && size > 0, IOError, "No bytes given for ", name);
+  switch (sniff(static_cast<const unsigned char*>(data), size)) {
+    case Form::hdf5: return load_weights_from_h5(*this, io::H5File::open_image(data, size, name));
+    case Form::zip: return load_weights_from_zip(*this, io::ZipArchive::from_memory(data, size, name, nullptr), name);
+    default: break;
+  }
+  unknown_form(name);
+}
+
 void Model::load_weights(const std::string& path) {
   Form form = sniff_file(path);
-  if (form == Form::zip) {
-    io::ZipArchive zip = io::ZipArchive::open(path);
-    KCPP_CHECK(zip.has("model.weights.h5"), IOError, "Invalid .keras archive ", path, ": it has no model.weights.h5 member");
-    auto wm = zip.member("model.weights.h5");
-    io::H5File w = io::H5File::open_image(wm.data, wm.size, path + "/model.weights.h5", wm.keepalive);
-    io::load_keras3_weights(*this, w.root());
-    return;
-  }
+  if (form == Form::zip) return load_weights_from_zip(*this, io::ZipArchive::open(path), path);
   if (form != Form::hdf5) unknown_form(path);
-  io::H5File file = io::H5File::open(path);
-  io::H5Group root = file.root();
-  if (root.has_attr("layer_names")) return io::load_legacy_weights(*this, root);
-  if (root.is_group("model_weights") && root.group("model_weights").has_attr("layer_names"))
-    return io::load_legacy_weights(*this, root.group("model_weights"));
-  io::load_keras3_weights(*this, root);
+  load_weights_from_h5(*this, io::H5File::open(path));
 }
 
 void clear_session() { reset_automatic_names(); }
