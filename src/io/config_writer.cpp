@@ -147,19 +147,48 @@ Json keras2_model_config(const Model& model) {
   return Json{{"class_name", c["class_name"]}, {"config", keras2_model(c["class_name"], std::move(c["config"]))}};
 }
 
+namespace {
+// An optimizer config as the given Keras deserializes it: tf-keras writes its optimizers as
+// "Custom>Adam" with Keras-2-only arguments; Keras 3 adds arguments tf-keras does not know.
+void optimizer_for(Json& o, KerasDialect d) {
+  if (!o.is_object() || !o.contains("class_name") || !o["class_name"].is_string()) return;
+  std::string cls = o["class_name"].get<std::string>();
+  if (cls.rfind("Custom>", 0) == 0) cls = cls.substr(7);
+  o["class_name"] = cls;
+  Json& c = o["config"];
+  if (d == KerasDialect::keras3) {
+    if (c.is_object()) c.erase("is_legacy_optimizer"), c.erase("jit_compile");
+    o["module"] = "keras.optimizers";
+    if (!o.contains("registered_name")) o["registered_name"] = nullptr;
+  } else {
+    if (c.is_object()) {
+      c.erase("loss_scale_factor");
+      c.erase("gradient_accumulation_steps");
+      c["is_legacy_optimizer"] = false;  // else tf-keras takes its legacy optimizers, which refuse ema_*
+    }
+    o.erase("module");
+    o.erase("registered_name");
+  }
+}
+}  // namespace
+
 Json keras3_compile_config(const Model& model) {
   Json t = model.training_config();
-  if (t.empty() || !t.contains("optimizer_config")) return t;
-  t["optimizer"] = t["optimizer_config"];
-  t.erase("optimizer_config");
+  if (t.contains("optimizer_config")) {
+    t["optimizer"] = t["optimizer_config"];
+    t.erase("optimizer_config");
+  }
+  if (t.contains("optimizer")) optimizer_for(t["optimizer"], KerasDialect::keras3);
   return t;
 }
 
-Json legacy_training_config(const Model& model) {
+Json legacy_training_config(const Model& model, KerasDialect d) {
   Json t = model.training_config();
-  if (t.empty() || !t.contains("optimizer")) return t;
-  t["optimizer_config"] = t["optimizer"];
-  t.erase("optimizer");
+  if (t.contains("optimizer")) {
+    t["optimizer_config"] = t["optimizer"];
+    t.erase("optimizer");
+  }
+  if (d == KerasDialect::keras2 && t.contains("optimizer_config")) optimizer_for(t["optimizer_config"], d);
   return t;
 }
 

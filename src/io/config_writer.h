@@ -18,6 +18,6 @@ Json keras2_model_config(const Model& model);
 // The training config in the form each file keeps it: a .keras compile_config ({"optimizer": ...})
 // or an .h5 training_config ({"optimizer_config": ...}); {} when the model has none.
 Json keras3_compile_config(const Model& model);
-Json legacy_training_config(const Model& model);
+Json legacy_training_config(const Model& model, KerasDialect dialect);
 
 }  // namespace kerascpp::io

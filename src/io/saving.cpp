@@ -81,7 +81,7 @@ std::vector<char> legacy_h5(const Model& m, const std::string& name, KerasDialec
   root.write_attr_string("backend", "tensorflow");
   Json config = d == KerasDialect::keras3 ? io::keras3_model_config(m) : io::keras2_model_config(m);
   root.write_attr_string("model_config", config.dump(), io::H5StringType::vlen_ascii);
-  Json training = io::legacy_training_config(m);
+  Json training = io::legacy_training_config(m, d);
   if (!training.empty()) root.write_attr_string("training_config", training.dump(), io::H5StringType::vlen_ascii);
   write_legacy_weights(m, root.create_group("model_weights"), d);
   return w.finish();

@@ -48,7 +48,9 @@ def main():
                         m = keras.models.model_from_json(f.read())
                     m.load_weights(os.path.join(d, weights))
                 else:
-                    m = keras.models.load_model(path, compile=False)
+                    # Compiled where the training config came along; Keras 3 cannot compile from its own
+                    # legacy .h5 training configs (it fails on 'keras.metrics.mse'), so not for k3.h5.
+                    m = keras.models.load_model(path, compile=model_file != "k3.h5")
                 got = m.predict(x if len(x) > 1 else x[0], verbose=0)
                 if isinstance(got, dict):
                     got = [got[k] for k in sorted(got)]
