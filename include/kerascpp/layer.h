@@ -9,6 +9,8 @@
 //   std::vector<Tensor> y = dense->call({x}, {});
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -86,6 +88,11 @@ class Layer {
 };
 
 using LayerPtr = std::shared_ptr<Layer>;
+
+// Layers the caller supplies by Keras class name (Keras's custom_objects): consulted before the
+// built-in layers, so they can also stand in for a Lambda layer whose function the caller provides.
+using LayerFactory = std::function<LayerPtr(const Json& config)>;
+using CustomObjects = std::map<std::string, LayerFactory, std::less<>>;
 
 // The layer for a Keras class name (canonical config). ValueError for an unknown class naming it;
 // NotImplementedError for Lambda and other layers that carry code.

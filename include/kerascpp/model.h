@@ -87,6 +87,7 @@ class Model {
 
 struct LoadOptions {
   bool compile = true;  // accepted for Keras compatibility; the training config is kept either way
+  CustomObjects custom_objects;  // Keras's custom_objects: layers by class name, tried first
 };
 
 // Loads a full model from a Keras file: legacy .h5 (Keras 2 standalone, tf.keras, Keras 3) or a
@@ -98,8 +99,8 @@ Model load_model_from_memory(const void* data, size_t size, const std::string& d
                              const LoadOptions& options = {});
 // A model from a JSON config written by model.to_json() (any Keras dialect); weights stay zero until
 // load_weights().
-Model model_from_json(const std::string& json);
-Model model_from_config(const Json& config);
+Model model_from_json(const std::string& json, const CustomObjects& custom_objects = {});
+Model model_from_config(const Json& config, const CustomObjects& custom_objects = {});
 
 // Resets automatic naming only (Keras compatibility); never touches a live model.
 void clear_session();

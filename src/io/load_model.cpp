@@ -54,9 +54,9 @@ Json parse_json(const std::string& text, const std::string& where) {
   }
 }
 
-Model build(Json raw_config, int major, Json training_config) {
+Model build(Json raw_config, int major, Json training_config, const CustomObjects& custom) {
   Json canon = io::canonical_model_config(std::move(raw_config), major);
-  auto graph = std::make_shared<models::Functional>(canon["class_name"].get<std::string>(), canon["config"]);
+  auto graph = std::make_shared<models::Functional>(canon["class_name"].get<std::string>(), canon["config"], &custom);
   return Model(std::move(graph), std::move(training_config));
 }
 
@@ -75,7 +75,7 @@ Model with_file_context(const std::string& file, F&& f) {
   }
 }
 
-Model load_h5(const io::H5File& file) {
+Model load_h5(const io::H5File& file, const CustomObjects& custom) {
   io::H5Group root = file.root();
   KCPP_CHECK(root.has_attr("model_config"), ValueError, "No model config found in the file at ", file.name(),
              (root.has_attr("layer_names") ? ": it holds only weights. Build the model (model_from_json) and call load_weights."
@@ -85,13 +85,13 @@ Model load_h5(const io::H5File& file) {
   if (root.has_attr("training_config"))
     training = parse_json(root.attr_string("training_config"), "the training_config of " + file.name());
   Json config = parse_json(root.attr_string("model_config"), "the model_config of " + file.name());
-  Model model = with_file_context(file.name(), [&] { return build(std::move(config), io::keras_major(version), std::move(training)); });
+  Model model = with_file_context(file.name(), [&] { return build(std::move(config), io::keras_major(version), std::move(training), custom); });
   KCPP_CHECK(root.is_group("model_weights"), IOError, "Missing group \"model_weights\" in ", file.name());
   io::load_legacy_weights(model, root.group("model_weights"));
   return model;
 }
 
-Model load_keras_archive(const io::ZipArchive& zip, const std::string& name) {
+Model load_keras_archive(const io::ZipArchive& zip, const std::string& name, const CustomObjects& custom) {
   KCPP_CHECK(zip.has("config.json"), IOError, "Invalid .keras archive ", name, ": it has no config.json member");
   auto cm = zip.member("config.json");
   Json config = parse_json(std::string(cm.data, cm.size), "config.json of " + name);
@@ -102,7 +102,7 @@ Model load_keras_archive(const io::ZipArchive& zip, const std::string& name) {
     major = io::keras_major(meta.value("keras_version", std::string("3")));
   }
   Json training = config.is_object() ? config.value("compile_config", Json::object()) : Json::object();
-  Model model = with_file_context(name, [&] { return build(std::move(config), major, training.is_null() ? Json::object() : training); });
+  Model model = with_file_context(name, [&] { return build(std::move(config), major, training.is_null() ? Json::object() : training, custom); });
   if (zip.has("model.weights.npz") && !zip.has("model.weights.h5"))
     KCPP_THROW(NotImplementedError, "The archive ", name, " stores its weights as model.weights.npz, which kerascpp does not read yet");
   KCPP_CHECK(zip.has("model.weights.h5"), IOError, "Invalid .keras archive ", name, ": it has no model.weights.h5 member");
@@ -116,8 +116,8 @@ Model load_keras_archive(const io::ZipArchive& zip, const std::string& name) {
 
 Model load_model(const std::string& path, const LoadOptions& options) {
   switch (sniff_file(path)) {
-    case Form::hdf5: return load_h5(io::H5File::open(path));
-    case Form::zip: return load_keras_archive(io::ZipArchive::open(path), path);
+    case Form::hdf5: return load_h5(io::H5File::open(path), options.custom_objects);
+    case Form::zip: return load_keras_archive(io::ZipArchive::open(path), path, options.custom_objects);
     case Form::json:
       KCPP_THROW(IOError, "The file ", path, " holds JSON, not a model: read it with model_from_json, then call load_weights");
     case Form::unknown: break;
@@ -128,16 +128,18 @@ Model load_model(const std::string& path, const LoadOptions& options) {
 Model load_model_from_memory(const void* data, size_t size, const std::string& name, const LoadOptions& options) {
   KCPP_CHECK(data != nullptr && size > 0, IOError, "No bytes given for ", name);
   switch (sniff(static_cast<const unsigned char*>(data), size)) {
-    case Form::hdf5: return load_h5(io::H5File::open_image(data, size, name));
-    case Form::zip: return load_keras_archive(io::ZipArchive::from_memory(data, size, name, nullptr), name);
+    case Form::hdf5: return load_h5(io::H5File::open_image(data, size, name), options.custom_objects);
+    case Form::zip: return load_keras_archive(io::ZipArchive::from_memory(data, size, name, nullptr), name, options.custom_objects);
     default: break;
   }
   unknown_form(name);
 }
 
-Model model_from_config(const Json& config) { return build(config, 0, Json::object()); }
+Model model_from_config(const Json& config, const CustomObjects& custom) { return build(config, 0, Json::object(), custom); }
 
-Model model_from_json(const std::string& json) { return model_from_config(parse_json(json, "the model JSON")); }
+Model model_from_json(const std::string& json, const CustomObjects& custom) {
+  return model_from_config(parse_json(json, "the model JSON"), custom);
+}
 
 namespace {
 void load_weights_from_zip(Model& m, const io::ZipArchive& zip, const std::string& name) {

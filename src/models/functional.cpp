@@ -9,8 +9,16 @@ namespace kerascpp::models {
 
 bool is_model_class(const std::string& c) { return c == "Functional" || c == "Model" || c == "Sequential"; }
 
-LayerPtr make_layer_or_model(const std::string& class_name, const Json& config) {
-  if (is_model_class(class_name)) return std::make_shared<Functional>(class_name, config);
+LayerPtr make_layer_or_model(const std::string& class_name, const Json& config, const CustomObjects* custom) {
+  if (custom) {
+    auto it = custom->find(class_name);
+    if (it != custom->end()) {
+      LayerPtr layer = it->second(config);
+      KCPP_CHECK(layer != nullptr, ValueError, "The custom object for '", class_name, "' made no layer");
+      return layer;
+    }
+  }
+  if (is_model_class(class_name)) return std::make_shared<Functional>(class_name, config, custom);
   return make_layer(class_name, config);
 }
 
@@ -31,7 +39,8 @@ void flatten_tensors(const Json& j, std::vector<const Json*>* out) {
 bool is_ref_triple(const Json& j) { return j.is_array() && j.size() == 3 && j[0].is_string(); }
 }  // namespace
 
-Functional::Functional(const std::string& class_name, const Json& config) : Layer(config), class_name_(class_name) {
+Functional::Functional(const std::string& class_name, const Json& config, const CustomObjects* custom)
+    : Layer(config), class_name_(class_name), custom_(custom) {
   KCPP_CHECK(config.is_object() && config.contains("layers") && config["layers"].is_array(), ValueError,
              "Invalid config of model '", name(), "' (", class_name, "): expected a `layers` list");
   if (class_name == "Sequential")
@@ -46,6 +55,7 @@ Functional::Functional(const std::string& class_name, const Json& config) : Laye
   plan();
   Layer::build(input_shapes_);
   if (class_name != "Sequential") complete_tensor_configs();
+  custom_ = nullptr;
 }
 
 // Keras 3 needs the shape and dtype of every tensor reference in a config; configs converted from
@@ -71,7 +81,7 @@ void Functional::add_layer(const Json& entry) {
   KCPP_CHECK(entry.is_object() && entry.contains("class_name") && entry.contains("config"), ValueError,
              "Invalid layer entry in the config of model '", name(), "': ", entry.dump().substr(0, 200));
   const std::string cls = entry["class_name"].get<std::string>();
-  LayerPtr layer = make_layer_or_model(cls, entry["config"]);
+  LayerPtr layer = make_layer_or_model(cls, entry["config"], custom_);
   KCPP_CHECK(!layer_index_.count(layer->name()), ValueError, "The name '", layer->name(),
              "' is used 2 times in model '", name(), "'. All layer names should be unique.");
   layer_index_[layer->name()] = static_cast<int>(layers_.size());

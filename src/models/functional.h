@@ -21,8 +21,9 @@ namespace kerascpp::models {
 
 class Functional : public Layer {
  public:
-  // class_name: "Functional", "Model" or "Sequential"; config: the inner config.
-  Functional(const std::string& class_name, const Json& config);
+  // class_name: "Functional", "Model" or "Sequential"; config: the inner config; custom: layers the
+  // caller supplies (may be null).
+  Functional(const std::string& class_name, const Json& config, const CustomObjects* custom = nullptr);
 
   std::string class_name() const override { return class_name_; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) const override;
@@ -66,6 +67,7 @@ class Functional : public Layer {
   void complete_tensor_configs();
 
   std::string class_name_;
+  const CustomObjects* custom_ = nullptr;  // only during construction
   std::vector<LayerPtr> layers_;
   std::vector<bool> in_model_layers_;  // false for Sequential's InputLayer
   std::map<std::string, int> layer_index_;
@@ -79,7 +81,7 @@ class Functional : public Layer {
 };
 
 // A layer or a nested model for a canonical {"class_name", "config"} entry.
-LayerPtr make_layer_or_model(const std::string& class_name, const Json& config);
+LayerPtr make_layer_or_model(const std::string& class_name, const Json& config, const CustomObjects* custom = nullptr);
 bool is_model_class(const std::string& class_name);
 
 }  // namespace kerascpp::models
