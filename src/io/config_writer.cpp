@@ -8,16 +8,8 @@
 namespace kerascpp::io {
 namespace {
 
-bool is_keras_tensor(const Json& j) {
-  return j.is_object() && j.value("class_name", std::string()) == "__keras_tensor__";
-}
-void flatten_tensors(const Json& j, std::vector<const Json*>* out) {
-  if (is_keras_tensor(j)) {
-    out->push_back(&j);
-  } else if (j.is_structured()) {
-    for (const auto& e : j) flatten_tensors(e, out);
-  }
-}
+using models::flatten_tensors;
+using models::is_keras_tensor;
 
 [[noreturn]] void unrepresentable(const Json& c, const std::string& what, const std::string& dialect) {
   KCPP_THROW(NotImplementedError, "Layer '", c.value("name", std::string("?")), "' uses ", what,

@@ -22,20 +22,19 @@ LayerPtr make_layer_or_model(const std::string& class_name, const Json& config, 
   return make_layer(class_name, config);
 }
 
-namespace {
 bool is_keras_tensor(const Json& j) {
   return j.is_object() && j.value("class_name", std::string()) == "__keras_tensor__";
 }
-// Collects every Keras tensor of a call's arguments, depth first, in order.
+
 void flatten_tensors(const Json& j, std::vector<const Json*>* out) {
   if (is_keras_tensor(j)) {
     out->push_back(&j);
-  } else if (j.is_array()) {
+  } else if (j.is_structured()) {
     for (const auto& e : j) flatten_tensors(e, out);
-  } else if (j.is_object()) {
-    for (const auto& [k, v] : j.items()) flatten_tensors(v, out);
   }
 }
+
+namespace {
 bool is_ref_triple(const Json& j) { return j.is_array() && j.size() == 3 && j[0].is_string(); }
 }  // namespace
 

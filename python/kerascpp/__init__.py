@@ -1,0 +1,19 @@
+"""kerascpp: load, run and save Keras models with a native C++ engine, with the API of Keras.
+
+    import kerascpp as keras
+    from kerascpp import backend as K
+
+    model = keras.models.load_model("model.keras")   # or .h5, Keras 2 or 3
+    y = model.predict(x)
+    w = K.get_value(model.weights[0])
+"""
+from . import _kerascpp
+from . import _variable  # noqa: F401  (numpy protocol and operators on Variable)
+from . import backend, layers, models, ops
+from .layers import Layer
+from .models import Model, load_model, model_from_json
+
+Variable = _kerascpp.Variable
+__version__ = "0.1.0"
+
+__all__ = ["backend", "layers", "models", "ops", "Layer", "Model", "Variable", "load_model", "model_from_json"]

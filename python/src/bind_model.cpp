@@ -1,0 +1,96 @@
+// Model and the functions that make one (load_model, model_from_json, clear_session). Loading,
+// predicting and saving run with the GIL released.
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "common.h"
+
+namespace kcpy {
+
+namespace {
+std::vector<Tensor> tensors_from(nb::handle seq) {
+  std::vector<Tensor> out;
+  for (nb::handle v : seq) out.push_back(from_object(v));
+  return out;
+}
+nb::list arrays_from(const std::vector<Tensor>& ts) {
+  nb::list out;
+  for (const Tensor& t : ts) out.append(to_numpy(t));
+  return out;
+}
+nb::list shapes_from(const std::vector<Shape>& ss) {
+  nb::list out;
+  for (const Shape& s : ss) out.append(shape_to_py(s));
+  return out;
+}
+SaveOptions save_options(bool keras2) { return SaveOptions{keras2 ? KerasDialect::keras2 : KerasDialect::keras3}; }
+}  // namespace
+
+void bind_model(nb::module_& m) {
+  nb::class_<Model>(m, "Model")
+      .def_prop_ro("name", &Model::name)
+      .def("predict", [](const Model& self, nb::handle inputs, int64_t batch_size) {
+        std::vector<Tensor> in = tensors_from(inputs), out;
+        {
+          nb::gil_scoped_release release;
+          out = self.predict(in, batch_size);
+        }
+        return arrays_from(out);
+      }, nb::arg("inputs"), nb::arg("batch_size") = 32)
+      .def("call", [](const Model& self, nb::handle inputs) {
+        std::vector<Tensor> in = tensors_from(inputs), out;
+        {
+          nb::gil_scoped_release release;
+          out = self(in);
+        }
+        return arrays_from(out);
+      })
+      .def("layers", &Model::layers, nb::rv_policy::reference)
+      .def("get_layer", nb::overload_cast<const std::string&>(&Model::get_layer, nb::const_), nb::rv_policy::reference)
+      .def("get_layer", nb::overload_cast<int>(&Model::get_layer, nb::const_), nb::rv_policy::reference)
+      .def("weights", &Model::weights)
+      .def("trainable_weights", &Model::trainable_weights)
+      .def("non_trainable_weights", &Model::non_trainable_weights)
+      .def("get_weights", [](const Model& self) { return arrays_from(self.get_weights()); })
+      .def("set_weights", [](Model& self, nb::handle values) { self.set_weights(tensors_from(values)); })
+      .def("count_params", &Model::count_params)
+      .def_prop_ro("input_shapes", [](const Model& self) { return shapes_from(self.input_shapes()); })
+      .def_prop_ro("output_shapes", [](const Model& self) { return shapes_from(self.output_shapes()); })
+      .def_prop_ro("input_names", &Model::input_names)
+      .def_prop_ro("output_names", &Model::output_names)
+      .def("get_config_json", [](const Model& self) { return self.get_config().dump(); })
+      .def("training_config_json", [](const Model& self) { return self.training_config().dump(); })
+      .def("to_json", [](const Model& self, bool keras2) {
+        return self.to_json(keras2 ? KerasDialect::keras2 : KerasDialect::keras3);
+      }, nb::arg("keras2") = false)
+      .def("summary", &Model::summary)
+      .def("save", [](const Model& self, const std::string& path, bool keras2) {
+        nb::gil_scoped_release release;
+        self.save(path, save_options(keras2));
+      }, nb::arg("path"), nb::arg("keras2") = false)
+      .def("save_weights", [](const Model& self, const std::string& path, bool keras2) {
+        nb::gil_scoped_release release;
+        self.save_weights(path, save_options(keras2));
+      }, nb::arg("path"), nb::arg("keras2") = false)
+      .def("load_weights", [](Model& self, const std::string& path) {
+        nb::gil_scoped_release release;
+        self.load_weights(path);
+      });
+
+  m.def("load_model", [](const std::string& path, bool compile, nb::handle custom_objects) {
+    LoadOptions options;
+    options.compile = compile;
+    options.custom_objects = make_custom_objects(custom_objects);
+    nb::gil_scoped_release release;  // custom layers take the GIL back when they run Python
+    return load_model(path, options);
+  }, nb::arg("path"), nb::arg("compile") = true, nb::arg("custom_objects") = nb::none());
+  m.def("model_from_json", [](const std::string& json, nb::handle custom_objects) {
+    CustomObjects custom = make_custom_objects(custom_objects);
+    nb::gil_scoped_release release;
+    return model_from_json(json, custom);
+  }, nb::arg("json"), nb::arg("custom_objects") = nb::none());
+  m.def("clear_session", &clear_session);
+}
+
+}  // namespace kcpy

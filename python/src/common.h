@@ -1,0 +1,40 @@
+// Shared declarations of the kerascpp Python bindings: one bind_*() per area, and the conversions
+// between numpy arrays and kerascpp tensors. The bindings hold no logic of their own.
+#pragma once
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include "kerascpp/model.h"
+
+namespace kcpy {
+
+namespace nb = nanobind;
+using namespace kerascpp;
+
+using FloatArray = nb::ndarray<const float, nb::c_contig, nb::device::cpu>;
+
+// A numpy array over the tensor's own storage (no copy); the array keeps the storage alive.
+// bfloat16 tensors are converted to float32 (numpy has no bfloat16).
+nb::object to_numpy(const Tensor& t, bool readonly = false);
+// A float32 tensor holding a copy of `a`.
+Tensor from_numpy(const FloatArray& a);
+// Any array-like: converted to a C-contiguous float32 numpy array first (copy), then to a tensor.
+Tensor from_object(nb::handle obj);
+nb::object shape_to_py(const Shape& s);  // -1 -> None
+Shape shape_from_py(nb::handle obj);     // None -> -1
+
+void bind_errors(nb::module_& m);
+void bind_tensor(nb::module_& m);
+void bind_variable(nb::module_& m);
+void bind_layer(nb::module_& m);
+void bind_model(nb::module_& m);
+void bind_custom(nb::module_& m);
+
+}  // namespace kcpy
+
+namespace kcpy {
+// Keras's custom_objects (a dict of name -> Python class or function) as kerascpp layer factories.
+// The factories hold Python references: destroy the result with the GIL held.
+CustomObjects make_custom_objects(nb::handle custom_objects);
+}  // namespace kcpy

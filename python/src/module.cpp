@@ -1,0 +1,12 @@
+// The kerascpp._kerascpp extension module; the Keras API shape lives in python/kerascpp/*.py.
+#include "common.h"
+
+NB_MODULE(_kerascpp, m) {
+  m.doc() = "Native core of kerascpp (see python/kerascpp for the Keras-shaped API)";
+  kcpy::bind_errors(m);
+  kcpy::bind_tensor(m);
+  kcpy::bind_variable(m);
+  kcpy::bind_layer(m);
+  kcpy::bind_model(m);
+  kcpy::bind_custom(m);
+}
