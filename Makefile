@@ -16,12 +16,16 @@ $(BUILD)/Makefile: CMakeLists.txt | deps
 build: deps $(BUILD)/Makefile
 	cmake --build $(BUILD) -j$(JOBS)
 
-test: build
+# The Python package is built in place (python/kerascpp/_kerascpp*.so) in the same build as the
+# library, so that the library compiles once; `pip install .` builds it the same way for users.
+test: deps
+	scripts/install_deps.sh --python
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKERASCPP_PYTHON=ON -DPython_EXECUTABLE=$(abspath .venv/bin/python)
+	cmake --build $(BUILD) -j$(JOBS)
 	scripts/check_file_size.sh
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 	$(BUILD)/kerascpp verify tests/fixtures
-	scripts/install_deps.sh --python
-	KERASCPP_BUILD=$(abspath $(BUILD)) .venv/bin/python -m pytest -q tests/python
+	PYTHONPATH=$(abspath python) KERASCPP_BUILD=$(abspath $(BUILD)) .venv/bin/python -m pytest -q tests/python
 
 # Loads 1,000 sample models (each form of the seed MLP) in one process and checks that the first
 # and the last still predict what Keras predicted.

@@ -52,7 +52,7 @@ class LayerView:
         return out[0] if len(out) == 1 else out
 
     @property
-    def __class__name__(self):  # pragma: no cover
+    def class_name(self):
         return self._l.class_name
 
     def __repr__(self):

@@ -2,6 +2,8 @@
 #include "common.h"
 
 NB_MODULE(_kerascpp, m) {
+  // Models own Python objects of custom layers (and keep them past interpreter shutdown order).
+  nanobind::set_leak_warnings(false);
   m.doc() = "Native core of kerascpp (see python/kerascpp for the Keras-shaped API)";
   kcpy::bind_errors(m);
   kcpy::bind_tensor(m);

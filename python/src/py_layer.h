@@ -17,6 +17,11 @@ class PyRef {
   explicit PyRef(nb::handle h) : p_(h.ptr()) { Py_XINCREF(p_); }
   PyRef(const PyRef&) = delete;
   PyRef& operator=(const PyRef&) = delete;
+  PyRef(PyRef&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
+  PyRef& operator=(PyRef&& o) noexcept {
+    std::swap(p_, o.p_);  // o drops what this held
+    return *this;
+  }
   ~PyRef();
   nb::handle get() const { return p_; }
   explicit operator bool() const { return p_ != nullptr; }

@@ -1,0 +1,263 @@
+"""kerascpp's Python package against real Keras's outputs, and the Keras idioms that must run
+unchanged with `import kerascpp as keras` / `from kerascpp import backend as K`."""
+import gc
+import glob
+import os
+import time
+
+import numpy as np
+import pytest
+
+import kerascpp as keras
+from kerascpp import backend as K
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+FIX = os.path.join(ROOT, "tests", "fixtures")
+SEED = os.path.join(FIX, "seed_mlp_2x10", "keras3")
+
+
+def fixture_forms():
+    """(folder, form) for every model form of every fixture folder (as `kerascpp verify` walks them)."""
+    out = []
+    for inp in sorted(glob.glob(os.path.join(FIX, "**", "input_0.npy"), recursive=True)):
+        d = os.path.dirname(inp)
+        names = sorted(os.listdir(d))
+        jsons = [n for n in names if n.endswith(".json") and n != "meta.json"]
+        partners = {j[:-5] + s for j in jsons for s in (".weights.h5", ".h5")}
+        out += [(d, n) for n in names if n.endswith(".keras")]
+        out += [(d, n) for n in names if n.endswith(".h5") and n not in partners]
+        out += [(d, n) for n in jsons]
+    return out
+
+
+def load_form(d, form):
+    path = os.path.join(d, form)
+    if not form.endswith(".json"):
+        return keras.models.load_model(path)
+    with open(path) as f:
+        model = keras.models.model_from_json(f.read())
+    stem = path[:-5]
+    model.load_weights(stem + ".weights.h5" if os.path.exists(stem + ".weights.h5") else stem + ".h5")
+    return model
+
+
+def io_of(d):
+    n = len(glob.glob(os.path.join(d, "input_*.npy")))
+    m = len(glob.glob(os.path.join(d, "output_*.npy")))
+    xs = [np.load(os.path.join(d, f"input_{i}.npy")) for i in range(n)]
+    ys = [np.load(os.path.join(d, f"output_{i}.npy")) for i in range(m)]
+    return xs, ys
+
+
+@pytest.mark.parametrize("d,form", fixture_forms(), ids=lambda v: os.path.relpath(v, FIX) if os.sep in str(v) else v)
+def test_predict_matches_real_keras(d, form):
+    model = load_form(d, form)
+    xs, ys = io_of(d)
+    got = model.predict(xs if len(xs) > 1 else xs[0], verbose=0)
+    got = got if isinstance(got, list) else [got]
+    assert len(got) == len(ys)
+    for g, y in zip(got, ys):
+        assert g.dtype == np.float32 and g.shape == y.shape
+        np.testing.assert_allclose(g, y, rtol=1e-4, atol=1e-5)
+    if len(xs) > 1:  # a dict by input name gives the same
+        by_name = dict(zip(model.input_names, xs))
+        again = model.predict(by_name)
+        for g, a in zip(got, again if isinstance(again, list) else [again]):
+            np.testing.assert_array_equal(g, a)
+    # model(x) runs the whole batch at once; predict in batches of 1 gives the same
+    small = model.predict(xs if len(xs) > 1 else xs[0], batch_size=1)
+    for g, s in zip(got, small if isinstance(small, list) else [small]):
+        np.testing.assert_allclose(g, s, rtol=1e-6, atol=1e-6)
+
+
+# ---- the seed snippets, unchanged but for the import ------------------------------------------
+
+def test_seed_load_30_models_in_a_timed_loop():
+    times = []
+    for i in range(30):
+        t0 = time.time()
+        model = keras.models.load_model(os.path.join(SEED, "model.h5"))
+        times.append(time.time() - t0)
+    assert model.predict(np.zeros((1, 8), "float32")).shape == (1, 1)
+    # the 30th load costs what the first ones did (no global state that grows)
+    assert np.median(times[-5:]) < 5 * np.median(times[:5]) + 0.01
+
+
+def test_seed_get_value_in_a_loop():
+    model = keras.models.load_model(os.path.join(SEED, "model.keras"))
+    w = model.weights[0]
+    first = K.get_value(w)
+    for _ in range(2000):
+        v = K.get_value(w)
+    np.testing.assert_array_equal(v, first)
+    assert v.shape == (8, 10) and v.dtype == np.float32
+
+
+def test_seed_batch_get_value():
+    model = keras.models.load_model(os.path.join(SEED, "model.keras"))
+    values = K.batch_get_value(model.weights)
+    assert len(values) == len(model.get_weights()) == 6
+    for a, b in zip(values, model.get_weights()):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_seed_model_from_json_and_load_weights():
+    with open(os.path.join(SEED, "config.json")) as f:
+        model = keras.models.model_from_json(f.read())
+    model.load_weights(os.path.join(SEED, "config.weights.h5"))
+    x, y = np.load(os.path.join(SEED, "input_0.npy")), np.load(os.path.join(SEED, "output_0.npy"))
+    np.testing.assert_allclose(model.predict(x), y, rtol=1e-5, atol=1e-6)
+
+
+def test_seed_load_model_compile_false():
+    model = keras.models.load_model(os.path.join(SEED, "model.h5"), compile=False)
+    x, y = np.load(os.path.join(SEED, "input_0.npy")), np.load(os.path.join(SEED, "output_0.npy"))
+    np.testing.assert_allclose(model.predict(x), y, rtol=1e-5, atol=1e-6)
+
+
+def test_seed_clear_session_between_loads_keeps_earlier_models_working():
+    x, y = np.load(os.path.join(SEED, "input_0.npy")), np.load(os.path.join(SEED, "output_0.npy"))
+    models = []
+    for _ in range(5):
+        K.clear_session()
+        models.append(keras.models.load_model(os.path.join(SEED, "model.keras")))
+    K.clear_session()
+    for m in models:
+        np.testing.assert_allclose(m.predict(x), y, rtol=1e-5, atol=1e-6)
+        assert K.get_value(m.weights[0]).shape == (8, 10)
+
+
+# ---- the model API --------------------------------------------------------------------------
+
+@pytest.fixture
+def model():
+    return keras.models.load_model(os.path.join(SEED, "model.keras"))
+
+
+def test_weights_and_variables(model):
+    assert len(model.weights) == 6 and len(model.trainable_weights) == 6 and model.non_trainable_weights == []
+    v = model.weights[0]
+    assert v.name == "kernel" and v.path == "dense/kernel" and v.shape == (8, 10) and v.dtype == "float32"
+    copy = v.numpy()
+    view = v.value
+    assert not np.shares_memory(copy, view)
+    np.testing.assert_array_equal(np.asarray(v), copy)
+    v.assign(np.ones((8, 10)))
+    assert (view == 1).all() and (K.get_value(v) == 1).all()  # the view sees the variable's storage
+    assert (copy != 1).any()
+    K.set_value(v, copy)
+    np.testing.assert_array_equal(v.numpy(), copy)
+    with pytest.raises(ValueError):
+        v.assign(np.zeros((3, 3)))
+
+
+def test_view_outlives_model():
+    m = keras.models.load_model(os.path.join(SEED, "model.keras"))
+    view, expected = m.weights[0].value, m.weights[0].numpy()
+    del m
+    gc.collect()
+    np.testing.assert_array_equal(view, expected)
+
+
+def test_get_set_weights_count_params_layers(model):
+    ws = model.get_weights()
+    model.set_weights([w * 0 for w in ws])
+    assert all((w == 0).all() for w in model.get_weights())
+    model.set_weights(ws)
+    assert model.count_params() == 211
+    assert [l.name for l in model.layers] == ["dense", "dense_1", "dense_2"]
+    assert model.get_layer("dense_1").name == model.get_layer(index=1).name == "dense_1"
+    assert model.get_layer("dense").count_params() == 90
+    with pytest.raises(ValueError):
+        model.get_layer("nope")
+    with pytest.raises(ValueError):
+        model.set_weights(ws[:2])
+    assert model.inputs[0].shape == (None, 8) and model.outputs[0].shape == (None, 1)
+    assert model.name == "sequential"
+
+
+def test_summary_and_to_json(model, capsys):
+    model.summary()
+    out = capsys.readouterr().out
+    assert "dense_1" in out and "211" in out
+    import json
+    cfg = json.loads(model.to_json())
+    assert cfg["class_name"] == "Sequential"
+    again = keras.models.model_from_json(model.to_json())
+    again.set_weights(model.get_weights())
+    x = np.random.default_rng(0).normal(size=(3, 8)).astype("float32")
+    np.testing.assert_array_equal(again.predict(x), model.predict(x))
+
+
+def test_call_and_input_forms(model):
+    x = np.random.default_rng(1).normal(size=(5, 8))  # float64: converted
+    y = model.predict(x)
+    np.testing.assert_allclose(model(x), y, rtol=1e-6)
+    np.testing.assert_allclose(model.predict([x]), y, rtol=1e-6)
+    np.testing.assert_allclose(model.predict({"input_layer": x}), y, rtol=1e-6)
+    np.testing.assert_allclose(model.predict(x.tolist()), y, rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["m.keras", "m.h5", "m.weights.h5", "w.h5"])
+def test_save_and_load_back(model, tmp_path, name):
+    x = np.load(os.path.join(SEED, "input_0.npy"))
+    path = tmp_path / name
+    if "weights" in name or name == "w.h5":
+        model.save_weights(path)
+        with open(os.path.join(SEED, "config.json")) as f:
+            other = keras.models.model_from_json(f.read())
+        other.load_weights(path)
+    else:
+        model.save(path)
+        other = keras.models.load_model(path)
+    np.testing.assert_array_equal(other.predict(x), model.predict(x))
+
+
+def test_get_value_memory_stays_flat(model):
+    import resource
+
+    def rss_kb():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+
+    w = model.weights[0]
+    for _ in range(2000):
+        K.get_value(w)
+    gc.collect()
+    before = rss_kb()
+    t0 = time.perf_counter()
+    for _ in range(20000):
+        K.get_value(w)
+    t1 = time.perf_counter()
+    for _ in range(20000):
+        K.get_value(w)
+    t2 = time.perf_counter()
+    gc.collect()
+    grown_mb = (rss_kb() - before) / 1024
+    assert grown_mb < 4, f"RSS grew by {grown_mb:.1f} MB over 40,000 get_value calls"
+    assert (t2 - t1) < 3 * (t1 - t0) + 0.05  # flat per-call time
+
+
+# ---- errors -----------------------------------------------------------------------------------
+
+def test_errors_map_to_python_exceptions(model, tmp_path):
+    with pytest.raises(OSError, match="nonexistent"):
+        keras.models.load_model("/nonexistent/model.h5")
+    with pytest.raises(ValueError, match="expected shape"):
+        model.predict(np.zeros((2, 3), "float32"))
+    with pytest.raises(ValueError):
+        keras.models.model_from_json("{not json")
+    bad = tmp_path / "garbage.h5"
+    bad.write_bytes(b"\x00" * 100)
+    with pytest.raises((OSError, ValueError)):
+        keras.models.load_model(bad)
+    with pytest.raises(TypeError):
+        keras.models.model_from_json(42)
+    with pytest.raises(OSError):
+        model.save(tmp_path / "no_such_dir" / "m.keras")
+
+
+def test_lambda_without_custom_objects_is_not_implemented():
+    with pytest.raises(NotImplementedError, match="Lambda"):
+        keras.models.load_model(os.path.join(FIX, "custom", "tf_keras", "model.h5"),
+                                custom_objects={"ScaledDense": keras.layers.Layer})
