@@ -11,9 +11,6 @@ namespace kerascpp::io {
 namespace fs = std::filesystem;
 
 namespace {
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 std::vector<Tensor> read_numbered(const fs::path& dir, const std::string& prefix) {
   std::vector<Tensor> out;
   for (int i = 0; fs::exists(dir / (prefix + std::to_string(i) + ".npy")); ++i)
@@ -48,7 +45,7 @@ std::vector<std::pair<std::string, Model>> load_fixture_forms(const std::string&
     }
   };
   for (const auto& f : files) {
-    if (!ends_with(f, ".json") || f == "meta.json") continue;
+    if (!f.ends_with(".json") || f == "meta.json") continue;
     std::string stem = f.substr(0, f.size() - 5);
     std::string w = fs::exists(fs::path(dir) / (stem + ".weights.h5")) ? stem + ".weights.h5" : stem + ".h5";
     weight_files.push_back(w);
@@ -61,8 +58,8 @@ std::vector<std::pair<std::string, Model>> load_fixture_forms(const std::string&
     });
   }
   for (const auto& f : files) {
-    bool full = ends_with(f, ".keras") ||
-                (ends_with(f, ".h5") && !ends_with(f, ".weights.h5") &&
+    bool full = f.ends_with(".keras") ||
+                (f.ends_with(".h5") && !f.ends_with(".weights.h5") &&
                  std::find(weight_files.begin(), weight_files.end(), f) == weight_files.end());
     if (full) attempt(f, [&] { return load_model((fs::path(dir) / f).string()); });
   }

@@ -19,9 +19,6 @@ namespace {
 // write, so that Keras's version checks take the right paths.
 const char* keras_version(KerasDialect d) { return d == KerasDialect::keras3 ? "3.15.1" : "2.15.0"; }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // Keras 3 tree: <path>/vars/<i> per saveable, model layers under <path>/layers/<snake_case>[_N].
 void write_keras3_state(const Layer& layer, const io::H5WriteGroup& root, const std::string& path) {
@@ -109,13 +106,13 @@ std::vector<char> keras_archive(const Model& m, const std::string& name, KerasDi
 
 std::string form_of(const std::string& path, bool weights) {
   if (weights) {
-    if (ends_with(path, ".weights.h5")) return "weights.h5";
-    if (ends_with(path, ".h5") || ends_with(path, ".hdf5")) return "weights-only.h5";
+    if (path.ends_with(".weights.h5")) return "weights.h5";
+    if (path.ends_with(".h5") || path.ends_with(".hdf5")) return "weights-only.h5";
     KCPP_THROW(ValueError, "The filename must end in `.weights.h5` (Keras 3 layout) or `.h5` (legacy weights-only "
                "layout). Received: filepath=", path);
   }
-  if (ends_with(path, ".keras")) return "keras";
-  if (ends_with(path, ".h5") || ends_with(path, ".hdf5")) return "h5";
+  if (path.ends_with(".keras")) return "keras";
+  if (path.ends_with(".h5") || path.ends_with(".hdf5")) return "h5";
   KCPP_THROW(ValueError, "Invalid filepath extension for saving. Please add either a `.keras` extension for the native "
              "Keras format (recommended) or a `.h5` extension. Received: filepath=", path);
 }

@@ -135,8 +135,8 @@ Tensor unary(UnaryOp op, const Tensor& x, float alpha) {
 }
 
 // Names as keras.activations.get accepts them (keras/src/activations/__init__.py), including the
-// aliases swish -> silu and hard_swish -> hard_silu. "hard_sigmoid" is the Keras 3 formula; readers
-// of Keras 2 files map it to hard_sigmoid_k2 themselves.
+// aliases swish -> silu and hard_swish -> hard_silu. "hard_sigmoid" is the Keras 3 formula; the
+// config reader renames Keras 2's to "hard_sigmoid_k2" (io/config_dialect.h).
 bool unary_from_name(std::string_view name, UnaryOp* op) {
   struct Entry {
     std::string_view name;
@@ -156,6 +156,7 @@ bool unary_from_name(std::string_view name, UnaryOp* op) {
       {"silu", UnaryOp::silu},
       {"gelu", UnaryOp::gelu},
       {"hard_sigmoid", UnaryOp::hard_sigmoid},
+      {"hard_sigmoid_k2", UnaryOp::hard_sigmoid_k2},
       {"hard_silu", UnaryOp::hard_silu},
       {"hard_swish", UnaryOp::hard_silu},
       {"exponential", UnaryOp::exponential},

@@ -10,12 +10,6 @@
 #include "kerascpp/model.h"
 
 namespace kerascpp::cli {
-namespace {
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-}  // namespace
-
 int convert(const Args& a) {
   Args args = a;
   SaveOptions options;
@@ -25,7 +19,7 @@ int convert(const Args& a) {
   const std::string& in = args[0];
   const std::string& out = args[1];
   Model m = [&] {
-    if (!ends_with(in, ".json")) return load_model(in);
+    if (!in.ends_with(".json")) return load_model(in);
     KCPP_CHECK(!weights.empty(), ValueError, "Converting a JSON config needs its weights: --weights FILE");
     std::ifstream f(in);
     KCPP_CHECK(f.good(), IOError, "No file found at ", in);
@@ -34,7 +28,7 @@ int convert(const Args& a) {
     model.load_weights(weights);
     return model;
   }();
-  if (ends_with(out, ".json")) {
+  if (out.ends_with(".json")) {
     const std::string stem = out.substr(0, out.size() - 5);
     const bool k2 = options.dialect == KerasDialect::keras2;
     const std::string json = m.to_json(options.dialect);  // first: it refuses what the dialect cannot express

@@ -18,13 +18,9 @@ ActivationFn::ActivationFn(const Json& spec, const std::string& layer_name) {
     kind_ = Kind::softmax;
   } else if (name == "log_softmax") {
     kind_ = Kind::log_softmax;
-  } else if (name == "hard_sigmoid_k2") {  // Keras 2's hard_sigmoid (see config_dialect.h)
-    op_ = ops::UnaryOp::hard_sigmoid_k2;
   } else {
     KCPP_CHECK(ops::unary_from_name(name, &op_), ValueError, "Unknown activation function '", name,
                "' in layer '", layer_name, "'");
-    if (op_ == ops::UnaryOp::leaky_relu) alpha_ = 0.2f;  // keras.activations.leaky_relu default
-    if (op_ == ops::UnaryOp::elu) alpha_ = 1.f;
   }
 }
 
@@ -35,7 +31,7 @@ Tensor ActivationFn::operator()(const Tensor& x) const {
     case Kind::unary: break;
   }
   if (op_ == ops::UnaryOp::linear) return x;
-  return ops::unary(op_, x, alpha_);
+  return ops::unary(op_, x);  // the Keras default alpha of leaky_relu / elu
 }
 
 }  // namespace kerascpp::layers

@@ -21,7 +21,6 @@ class ActivationFn {
  private:
   enum class Kind { unary, softmax, log_softmax } kind_ = Kind::unary;
   ops::UnaryOp op_ = ops::UnaryOp::linear;
-  float alpha_ = 0.f;
   std::string name_ = "linear";
 };
 
