@@ -11,7 +11,7 @@ rm -rf "$out" && mkdir -p "$out"
 for d in $(find tests/fixtures -name input_0.npy -printf '%h\n' | sort); do
   o="$out/$(echo "${d#tests/fixtures/}" | tr / _)"
   mkdir -p "$o"
-  cp "$d"/input_*.npy "$d"/output_*.npy "$o"/
+  cp "$d"/input_*.npy "$d"/output_*.npy "$d"/meta.json "$o"/
   src=$(ls "$d"/model.keras "$d"/model.h5 2>/dev/null | head -1 || true)
   for t in k3.keras k3.h5 k3cfg.json; do "$build"/kerascpp convert "$src" "$o/$t" >/dev/null 2>"$o/$t.skipped" && rm "$o/$t.skipped" || true; done
   for t in k2.h5 k2cfg.json; do "$build"/kerascpp convert "$src" "$o/$t" --keras2 >/dev/null 2>"$o/$t.skipped" && rm "$o/$t.skipped" || true; done

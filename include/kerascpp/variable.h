@@ -9,6 +9,8 @@
 //   k->assign(Tensor::zeros(k->shape()));
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -33,12 +35,17 @@ class Variable {
   // Copies `v` into the variable's storage; ValueError naming the variable when shapes differ.
   // float16/bfloat16/float64 values are converted to the variable's dtype.
   void assign(const Tensor& v);
+  // Bumped by every assign(): kernels that keep a re-laid-out copy of a weight (oneDNN's blocked
+  // convolution weights) rebuild it when this changes. Writing through a value() view does not bump
+  // it; assign() is the way to change a variable.
+  uint64_t version() const { return version_.load(std::memory_order_acquire); }
 
  private:
   std::string name_;
   std::string path_;
   Tensor value_;
   bool trainable_;
+  std::atomic<uint64_t> version_{0};
 };
 
 using VariablePtr = std::shared_ptr<Variable>;

@@ -10,6 +10,7 @@ void Variable::assign(const Tensor& v) {
     value_.copy_from(v);
   else
     value_.copy_from(v.astype(value_.dtype()));
+  version_.fetch_add(1, std::memory_order_acq_rel);
 }
 
 std::vector<Tensor> batch_get_value(const std::vector<VariablePtr>& vars) {

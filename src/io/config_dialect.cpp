@@ -158,11 +158,53 @@ Json canonical_model(const std::string& cls, Json config, int major) {
   return config;
 }
 
+// An op node is called once; its positional arguments with tensors as null ([null, 3.0] for x + 3.0)
+// tell the layer where its constants go. The graph itself reads only the tensors.
+Json op_call_args(const Json& inbound, const std::string& name) {
+  KCPP_CHECK(inbound.size() == 1 && inbound[0].is_object(), NotImplementedError, "Operation '", name,
+             "' is called ", inbound.size(), " times in the graph; kerascpp expects one call");
+  Json args = Json::array();
+  for (const Json& a : inbound[0].value("args", Json::array())) {
+    const bool tensor = a.is_object() && a.value("class_name", std::string()) == "__keras_tensor__";
+    KCPP_CHECK(tensor || a.is_number(), NotImplementedError, "Operation '", name,
+               "' has an argument kerascpp cannot pass (only tensors and numbers). Received: ", a.dump().substr(0, 200));
+    args.push_back(tensor ? Json(nullptr) : a);
+  }
+  KCPP_CHECK(inbound[0].value("kwargs", Json::object()).empty(), NotImplementedError, "Operation '", name,
+             "' has keyword arguments, which kerascpp does not support. Received: ", inbound[0]["kwargs"].dump().substr(0, 200));
+  return args;
+}
+
+bool is_numpy_binary_op(const std::string& cls) {
+  return cls == "Add" || cls == "Subtract" || cls == "Multiply" || cls == "Divide" || cls == "TrueDivide" ||
+         cls == "Maximum" || cls == "Minimum";
+}
+
+// How many positional arguments the entry's first call has in Keras 3's node form ({"args": [...]});
+// 0 for other forms.
+size_t first_call_positional_args(const Json& entry) {
+  const Json* nodes = entry.contains("inbound_nodes") ? &entry["inbound_nodes"] : nullptr;
+  if (!nodes || !nodes->is_array() || nodes->empty() || !(*nodes)[0].is_object()) return 0;
+  const Json& node = (*nodes)[0];
+  return node.contains("args") && node["args"].is_array() ? node["args"].size() : 0;
+}
+
 Json canonical_entry(Json entry, int major) {
   KCPP_CHECK(entry.is_object() && entry.contains("class_name") && entry["class_name"].is_string() && entry.contains("config"),
              ValueError, "Invalid layer entry in model config: ", entry.dump().substr(0, 200));
   std::string cls = entry["class_name"].get<std::string>();
   if (cls == "Model") cls = "Functional";
+  // Keras 3 graphs also hold keras.ops calls (x + 3.0, keras.ops.add(a, b)): entries of module
+  // keras.src.ops.*, whose class names collide with layers' (Add, Multiply). They are named with
+  // their module ("keras.src.ops.numpy.Add", see src/layers/ops/numpy_binary.cpp).
+  const bool is_op = entry.contains("module") && entry["module"].is_string() &&
+                     entry["module"].get<std::string>().rfind("keras.src.ops.", 0) == 0;
+  if (is_op) cls = entry["module"].get<std::string>() + "." + cls;
+  // Keras 3's legacy .h5 drops the module. There an op node shows by its call: two positional
+  // arguments (x + 3.0 is Add with args [x, 3.0]) where the merge layer of that name takes one list.
+  const bool unmarked_op = !is_op && !entry.contains("module") && is_numpy_binary_op(cls) &&
+                           first_call_positional_args(entry) >= 2;
+  if (unmarked_op) cls = "keras.src.ops.numpy." + cls;
   Json out = {{"class_name", cls}};
   if (models::is_model_class(cls)) {
     out["config"] = canonical_model(cls, std::move(entry["config"]), major);
@@ -179,6 +221,7 @@ Json canonical_entry(Json entry, int major) {
     out["config"]["name"] = name;
   }
   if (entry.contains("inbound_nodes")) out["inbound_nodes"] = canonical_inbound(std::move(entry["inbound_nodes"]), name);
+  if (is_op || unmarked_op) out["config"]["call_args"] = op_call_args(out.value("inbound_nodes", Json::array()), name);
   return out;
 }
 

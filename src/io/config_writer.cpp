@@ -16,6 +16,24 @@ using models::is_keras_tensor;
              ", which Keras ", dialect, " cannot express; save in the other Keras dialect instead");
 }
 
+// Layers that are not in keras.layers but in a keras.applications module: Keras 3 finds them by
+// module and registered name (both writers) and tf_keras has no such classes (its
+// InceptionResNetV2 scales with a Lambda layer). Loading needs no table: the class name suffices.
+struct ApplicationLayer {
+  const char* class_name;
+  const char* module;
+};
+constexpr ApplicationLayer kApplicationLayers[] = {
+    {"CustomScaleLayer", "keras.src.applications.inception_resnet_v2"},
+    {"LayerScale", "keras.src.applications.convnext"},
+    {"StochasticDepth", "keras.src.applications.convnext"},
+};
+const ApplicationLayer* application_layer(const std::string& cls) {
+  for (const auto& a : kApplicationLayers)
+    if (cls == a.class_name) return &a;
+  return nullptr;
+}
+
 Json keras3_entry(Json e) {
   const std::string cls = e["class_name"].get<std::string>();
   if (models::is_model_class(cls)) {
@@ -25,8 +43,23 @@ Json keras3_entry(Json e) {
   } else {
     if (e["config"].value("activation", Json()) == "hard_sigmoid_k2")
       unrepresentable(e["config"], "Keras 2's hard_sigmoid (0.2 x + 0.5)", "3");
-    e["module"] = "keras.layers";
-    e["registered_name"] = nullptr;
+    // tf_keras writes BatchNormalization's axis as a list; Keras 3 takes one int.
+    if (cls == "BatchNormalization" && e["config"].contains("axis") && e["config"]["axis"].is_array()) {
+      Json& axis = e["config"]["axis"];
+      if (axis.size() != 1) unrepresentable(e["config"], "several `axis` values (tf_keras)", "3");
+      axis = Json(axis[0]);
+    }
+    if (cls == "BatchNormalization" && !e["config"].value("virtual_batch_size", Json()).is_null())
+      unrepresentable(e["config"], "`virtual_batch_size` (tf_keras)", "3");
+    const ApplicationLayer* app = application_layer(cls);
+    e["module"] = app ? app->module : "keras.layers";
+    e["registered_name"] = app ? Json(cls) : Json(nullptr);
+    const size_t dot = cls.rfind('.');
+    if (dot != std::string::npos) {  // a keras.ops node, "keras.src.ops.numpy.Add" (config_dialect.cpp)
+      e["module"] = cls.substr(0, dot);
+      e["class_name"] = e["registered_name"] = cls.substr(dot + 1);
+      e["config"].erase("call_args");
+    }
   }
   return e;
 }
@@ -48,6 +81,10 @@ void keras2_layer_config(const std::string& cls, Json& c) {
     if (a == "silu") c["activation"] = "swish";
   }
   for (const char* k : {"quantization_config", "lora_rank", "lora_alpha"}) c.erase(k);
+  if (cls == "LayerNormalization" && c.contains("rms_scaling")) {  // Keras 3 only
+    if (c["rms_scaling"] == true) unrepresentable(c, "Keras 3's LayerNormalization(rms_scaling=True)", "2");
+    c.erase("rms_scaling");
+  }
   for (auto& [key, v] : c.items()) {
     // Keras 3 initializers carry arguments Keras 2's do not know; the weights are loaded anyway.
     if (key.size() > 12 && key.compare(key.size() - 12, 12, "_initializer") == 0 && v.is_object() &&
@@ -125,6 +162,8 @@ Json keras2_entry(Json e) {
   if (models::is_model_class(cls)) {
     e["config"] = keras2_model(cls, std::move(e["config"]));
   } else {
+    if (application_layer(cls)) unrepresentable(e["config"], "keras.applications' " + cls, "2");
+    if (cls.find('.') != std::string::npos) unrepresentable(e["config"], "the Keras 3 operation " + cls, "2");
     keras2_layer_config(cls, e["config"]);
   }
   return e;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <limits>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -69,6 +70,73 @@ Tensor log_softmax(const Tensor& x, int axis = -1);
 // x / sqrt(max(sum(x^2, axis), epsilon)), as keras.utils.normalize / Dot(normalize=True)
 Tensor l2_normalize(const Tensor& x, int axis, float epsilon = 1e-12f);
 Tensor sum(const Tensor& x, int axis, bool keepdims = false);
+
+// ---- normalisation (float32; src/ops/normalization.cpp)
+// keras.ops.batch_normalization with given statistics (inference): along `axis`,
+// (x - mean) / sqrt(variance + epsilon) * scale + offset. mean, variance: (x.shape[axis],);
+// offset / scale: the same, or undefined (Tensor()) for none.
+Tensor batch_normalization(const Tensor& x, const Tensor& mean, const Tensor& variance, const Tensor& offset,
+                           const Tensor& scale, int axis, float epsilon);
+// keras.ops.layer_normalization: mean and variance over `axes` (any set), per position of the
+// others. gamma / beta: (product of the dims of the axes,) in row-major order of the sorted axes, or
+// undefined. rms_scaling: Keras 3's flag, x / sqrt(variance + epsilon) * gamma (no centring, no beta).
+Tensor layer_normalization(const Tensor& x, const Tensor& gamma, const Tensor& beta, const std::vector<int>& axes,
+                           float epsilon, bool rms_scaling = false);
+// keras.layers.GroupNormalization: channels along `axis` (not 0) split into `groups` consecutive
+// groups; statistics per (batch, group) over every other axis. gamma / beta: (channels,) or undefined.
+Tensor group_normalization(const Tensor& x, const Tensor& gamma, const Tensor& beta, int64_t groups, int axis,
+                           float epsilon);
+// l2_normalize over several axes at once: x / sqrt(max(sum(x^2 over axes), epsilon)).
+Tensor l2_normalize(const Tensor& x, const std::vector<int>& axes, float epsilon = 1e-12f);
+
+// ---- convolution and pooling (float32), 1 to 3 spatial dims, Keras layouts (see kernels/conv.h)
+class PlanCache;  // ops/plan_cache.h
+enum class Padding { valid, same, causal };
+// "valid" / "same" / "causal" (any case); ValueError naming `who` otherwise.
+Padding padding_from_name(std::string_view name, const std::string& who);
+struct ConvOptions {
+  std::vector<int64_t> strides;        // per spatial dim
+  std::vector<int64_t> dilation_rate;  // per spatial dim
+  Padding padding = Padding::valid;
+  bool channels_first = false;
+  int64_t groups = 1;
+  std::vector<int64_t> output_padding;  // transposed only; empty means None
+};
+// Keras's output size along one spatial dim (keras/src/ops/operation_utils.py); may be <= 0, which
+// the ops reject.
+int64_t conv_output_length(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, Padding p);
+int64_t conv_transpose_output_length(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, Padding p,
+                                     int64_t output_padding /* -1: None */);
+// x: (batch, *spatial, in) or channels_first (batch, in, *spatial); kernel: (*k, in / groups, out);
+// bias: (out,) or undefined. Depthwise convolution is groups = in with the kernel reshaped to
+// (*k, 1, in * multiplier). plans: the calling layer's cache (nullptr: plan every call), keyed with
+// weights_version (Variable::version of kernel and bias).
+Tensor conv(const Tensor& x, const Tensor& kernel, const Tensor& bias, const ConvOptions& o,
+            PlanCache* plans = nullptr, uint64_t weights_version = 0);
+// Keras Conv*DTranspose. kernel: (*k, out, in).
+Tensor conv_transpose(const Tensor& x, const Tensor& kernel, const Tensor& bias, const ConvOptions& o,
+                      PlanCache* plans = nullptr, uint64_t weights_version = 0);
+enum class PoolMode { max, average };
+// Max / average pooling; average divides by the cells inside the input (TensorFlow's rule).
+Tensor pool(const Tensor& x, PoolMode mode, const std::vector<int64_t>& pool_size, const std::vector<int64_t>& strides,
+            Padding padding, bool channels_first, PlanCache* plans = nullptr);
+
+// ---- padding, cropping, resizing, global pooling (src/ops/pad_slice.cpp, resize.cpp, reduce_axes.cpp)
+// numpy.pad with mode "constant": pads[d] = {before, after} (>= 0) for every dim of x;
+// x: (d0, ...) -> (before0 + d0 + after0, ...). Any dtype; value != 0 needs float32.
+Tensor pad(const Tensor& x, const std::vector<std::pair<int64_t, int64_t>>& pads, float value = 0.f);
+// keras.ops.slice: a copy of the window x[begin[d] : begin[d] + size[d]] along every dim. Any dtype.
+Tensor slice(const Tensor& x, const std::vector<int64_t>& begin, const std::vector<int64_t>& size);
+// numpy.repeat along every axis at once: y[i] = x[i[d] / repeats[d]]; (2, 3) with {2, 1} -> (4, 3),
+// rows doubled in place (unlike tile). Any dtype.
+Tensor repeat(const Tensor& x, const std::vector<int64_t>& repeats);
+// tf.image.resize with TF 2 semantics (half-pixel centres, antialias=False), float32:
+// x: (batch, height, width, channels), or (batch, channels, height, width) when channels_first.
+enum class ResizeMethod { nearest, bilinear, bicubic };
+Tensor resize(const Tensor& x, int64_t height, int64_t width, ResizeMethod method, bool channels_first = false);
+// max / mean over `axes` (negative allowed, any order, no repeats), float32; keepdims keeps them as 1.
+Tensor reduce_max(const Tensor& x, const std::vector<int>& axes, bool keepdims = false);
+Tensor reduce_mean(const Tensor& x, const std::vector<int>& axes, bool keepdims = false);
 
 // ---- data movement (any dtype)
 Tensor concatenate(const std::vector<Tensor>& xs, int axis);

@@ -11,9 +11,15 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/conv.h"
 #include "kernels/kinds.h"
 
 namespace kerascpp::kernels::ref {
+
+// y = conv(x, kernel) + bias, or its transpose, for any ConvGeometry (kernels/conv.h); bias may be null.
+void conv(const ConvGeometry& g, const float* x, const float* kernel, const float* bias, float* y);
+// Max or average pooling; padded cells are never part of a window's max or count.
+void pool(const PoolGeometry& g, const float* x, float* y);
 
 // c: (m, n) = a: (m, k) @ b: (k, n). k == 0 gives zeros.
 void matmul(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);

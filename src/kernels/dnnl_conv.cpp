@@ -1,0 +1,182 @@
+// oneDNN convolution, deconvolution and pooling plans (see kernels/conv.h).
+//
+// x and y stay in Keras's layout (nwc / nhwc / ndhwc or the channels_first ones): oneDNN has direct
+// kernels for them, and a per-call reorder of activations would cost more than it saves. The weights
+// are described with Keras's strides and reordered once, at plan time, into whatever blocked layout
+// the chosen primitive wants. Scratchpad memory is user-managed so that one plan can run on several
+// threads at once. oneDNN's own process-wide primitive cache is switched off: plans belong to the
+// layer that made them and die with it.
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "kernels/conv.h"
+
+namespace kerascpp::kernels {
+namespace {
+
+using dnnl::memory;
+using tag = memory::format_tag;
+
+const dnnl::engine& cpu_engine() {
+  // A pure resource (design §1): immutable after this first call, and it holds no model state.
+  static const dnnl::engine engine = [] {
+    dnnl::set_primitive_cache_capacity(0);
+    return dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
+  return engine;
+}
+
+// Spatial dims of a geometry, last `spatial` of (d, h, w).
+memory::dims spatial_dims(const int64_t* v, int spatial) { return memory::dims(v + 3 - spatial, v + 3); }
+
+memory::dims act_dims(int64_t n, int64_t c, const int64_t* s, int spatial) {
+  memory::dims d = {n, c};
+  for (int64_t v : spatial_dims(s, spatial)) d.push_back(v);
+  return d;
+}
+
+tag act_tag(bool channels_first, int spatial) {
+  static const tag last[] = {tag::nwc, tag::nhwc, tag::ndhwc}, first[] = {tag::ncw, tag::nchw, tag::ncdhw};
+  return channels_first ? first[spatial - 1] : last[spatial - 1];
+}
+
+// Keras's kernel as a strided oneDNN descriptor:
+//   convolution (kd, kh, kw, icg, oc) -> dims (oc, ic, k...) or, grouped, (g, ocg, icg, k...)
+//   transposed  (kd, kh, kw, oc, ic)  -> dims (oc, ic, k...)
+memory::desc keras_weights_desc(const ConvGeometry& g) {
+  const int64_t icg = g.ic / g.groups, ocg = g.oc / g.groups;
+  memory::dims k = spatial_dims(g.k, g.spatial), kstride(k.size());
+  int64_t inner = icg * g.oc;  // elements per kernel tap
+  for (int i = static_cast<int>(k.size()) - 1; i >= 0; --i) kstride[i] = inner, inner *= k[i];
+  memory::dims dims, strides;
+  if (g.transpose) {
+    dims = {g.oc, g.ic}, strides = {g.ic, 1};
+  } else if (g.groups == 1) {
+    dims = {g.oc, g.ic}, strides = {1, g.oc};
+  } else {
+    dims = {g.groups, ocg, icg}, strides = {ocg, 1, g.oc};
+  }
+  dims.insert(dims.end(), k.begin(), k.end());
+  strides.insert(strides.end(), kstride.begin(), kstride.end());
+  return memory::desc(dims, memory::data_type::f32, strides);
+}
+
+memory::desc any_like(const memory::desc& d) { return memory::desc(d.dims(), memory::data_type::f32, tag::any); }
+
+dnnl::primitive_attr user_scratchpad() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+}  // namespace
+
+class DnnlConvPlan {
+ public:
+  dnnl::primitive prim;
+  memory::desc src, dst, scratch;
+  memory weights, bias;  // owned copies in the primitive's layout
+  bool has_bias = false;
+};
+
+class DnnlPoolPlan {
+ public:
+  dnnl::primitive prim;
+  memory::desc src, dst, scratch;
+};
+
+std::shared_ptr<const DnnlConvPlan> dnnl_conv_plan(const ConvGeometry& g, const float* kernel,
+                                                   const float* bias, std::string* why_not) {
+  if (g.transpose && g.groups != 1) {
+    *why_not = "oneDNN path: grouped transposed convolution not wired";
+    return nullptr;
+  }
+  try {
+    const dnnl::engine& eng = cpu_engine();
+    auto plan = std::make_shared<DnnlConvPlan>();
+    const tag t = act_tag(g.channels_first, g.spatial);
+    plan->src = memory::desc(act_dims(g.n, g.ic, g.in, g.spatial), memory::data_type::f32, t);
+    plan->dst = memory::desc(act_dims(g.n, g.oc, g.out, g.spatial), memory::data_type::f32, t);
+    const memory::desc user_w = keras_weights_desc(g);
+    const memory::desc bias_md = bias ? memory::desc({g.oc}, memory::data_type::f32, tag::x) : memory::desc();
+    memory::dims strides = spatial_dims(g.stride, g.spatial), dil = spatial_dims(g.dilation, g.spatial);
+    for (auto& d : dil) d -= 1;  // oneDNN counts the gaps, Keras the step
+    const memory::dims pl = spatial_dims(g.pad_l, g.spatial), pr = spatial_dims(g.pad_r, g.spatial);
+    memory::desc wanted_w;
+    if (g.transpose) {
+      dnnl::deconvolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct,
+                                          plan->src, any_like(user_w), bias_md, plan->dst, strides, dil, pl, pr);
+      dnnl::deconvolution_forward::primitive_desc pd(d, user_scratchpad(), eng);
+      plan->prim = dnnl::deconvolution_forward(pd);
+      wanted_w = pd.weights_desc(), plan->scratch = pd.scratchpad_desc();
+    } else {
+      dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                        plan->src, any_like(user_w), bias_md, plan->dst, strides, dil, pl, pr);
+      dnnl::convolution_forward::primitive_desc pd(d, user_scratchpad(), eng);
+      plan->prim = dnnl::convolution_forward(pd);
+      wanted_w = pd.weights_desc(), plan->scratch = pd.scratchpad_desc();
+    }
+    dnnl::stream s(eng);
+    memory user(user_w, eng, const_cast<float*>(kernel));
+    plan->weights = memory(wanted_w, eng);
+    dnnl::reorder(user, plan->weights).execute(s, user, plan->weights);
+    if (bias) {
+      plan->has_bias = true;
+      plan->bias = memory(bias_md, eng);
+      memory user_b(bias_md, eng, const_cast<float*>(bias));
+      dnnl::reorder(user_b, plan->bias).execute(s, user_b, plan->bias);
+    }
+    s.wait();
+    return plan;
+  } catch (const dnnl::error& e) {
+    *why_not = std::string("oneDNN refused: ") + e.what();
+    return nullptr;
+  }
+}
+
+size_t dnnl_scratch_bytes(const DnnlConvPlan& p) { return p.scratch.get_size(); }
+size_t dnnl_scratch_bytes(const DnnlPoolPlan& p) { return p.scratch.get_size(); }
+
+void dnnl_conv_run(const DnnlConvPlan& p, const float* x, float* y, void* scratch) {
+  const dnnl::engine& eng = cpu_engine();
+  dnnl::stream s(eng);
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(p.src, eng, const_cast<float*>(x))},
+                                          {DNNL_ARG_WEIGHTS, p.weights},
+                                          {DNNL_ARG_DST, memory(p.dst, eng, y)},
+                                          {DNNL_ARG_SCRATCHPAD, memory(p.scratch, eng, scratch)}};
+  if (p.has_bias) args.emplace(DNNL_ARG_BIAS, p.bias);
+  p.prim.execute(s, args);
+  s.wait();
+}
+
+std::shared_ptr<const DnnlPoolPlan> dnnl_pool_plan(const PoolGeometry& g, std::string* why_not) {
+  try {
+    const dnnl::engine& eng = cpu_engine();
+    auto plan = std::make_shared<DnnlPoolPlan>();
+    const tag t = act_tag(g.channels_first, g.spatial);
+    plan->src = memory::desc(act_dims(g.n, g.c, g.in, g.spatial), memory::data_type::f32, t);
+    plan->dst = memory::desc(act_dims(g.n, g.c, g.out, g.spatial), memory::data_type::f32, t);
+    // TensorFlow's average pooling divides by the cells inside the input only.
+    const auto alg = g.kind == PoolKind::max ? dnnl::algorithm::pooling_max : dnnl::algorithm::pooling_avg_exclude_padding;
+    dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, alg, plan->src, plan->dst,
+                                  spatial_dims(g.stride, g.spatial), spatial_dims(g.k, g.spatial),
+                                  spatial_dims(g.pad_l, g.spatial), spatial_dims(g.pad_r, g.spatial));
+    dnnl::pooling_forward::primitive_desc pd(d, user_scratchpad(), eng);
+    plan->prim = dnnl::pooling_forward(pd);
+    plan->scratch = pd.scratchpad_desc();
+    return plan;
+  } catch (const dnnl::error& e) {
+    *why_not = std::string("oneDNN refused: ") + e.what();
+    return nullptr;
+  }
+}
+
+void dnnl_pool_run(const DnnlPoolPlan& p, const float* x, float* y, void* scratch) {
+  const dnnl::engine& eng = cpu_engine();
+  dnnl::stream s(eng);
+  p.prim.execute(s, {{DNNL_ARG_SRC, memory(p.src, eng, const_cast<float*>(x))},
+                     {DNNL_ARG_DST, memory(p.dst, eng, y)},
+                     {DNNL_ARG_SCRATCHPAD, memory(p.scratch, eng, scratch)}});
+  s.wait();
+}
+
+}  // namespace kerascpp::kernels

@@ -1,0 +1,7 @@
+// keras.layers.DepthwiseConv1D (keras/src/layers/convolutional/depthwise_conv1d.py); see base_depthwise_conv.cpp.
+#include "layers/convolutional/base_conv.h"
+#include "layers/layer_list.h"
+
+namespace kerascpp::layers {
+LayerPtr make_depthwise_conv1d(const Json& c) { return make_base_depthwise_conv(c, "DepthwiseConv1D", 1); }
+}  // namespace kerascpp::layers

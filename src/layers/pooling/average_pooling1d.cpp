@@ -1,0 +1,7 @@
+// keras.layers.AveragePooling1D (keras/src/layers/pooling/average_pooling1d.py); see base_pooling.cpp.
+#include "layers/layer_list.h"
+#include "layers/pooling/base_pooling.h"
+
+namespace kerascpp::layers {
+LayerPtr make_average_pooling1d(const Json& c) { return make_base_pooling(c, "AveragePooling1D", 1, ops::PoolMode::average); }
+}  // namespace kerascpp::layers

@@ -1,0 +1,7 @@
+// keras.layers.AveragePooling2D (keras/src/layers/pooling/average_pooling2d.py); see base_pooling.cpp.
+#include "layers/layer_list.h"
+#include "layers/pooling/base_pooling.h"
+
+namespace kerascpp::layers {
+LayerPtr make_average_pooling2d(const Json& c) { return make_base_pooling(c, "AveragePooling2D", 2, ops::PoolMode::average); }
+}  // namespace kerascpp::layers

@@ -1,0 +1,42 @@
+#include "layers/pooling/base_global_pooling.h"
+
+#include "layers/config_utils.h"
+#include "layers/spatial_config.h"
+#include "ops/ops.h"
+
+namespace kerascpp::layers {
+
+BaseGlobalPooling::BaseGlobalPooling(const Json& config, std::string cls, int dims, bool max)
+    : Layer(config),
+      cls_(std::move(cls)),
+      dims_(dims),
+      max_(max),
+      channels_first_(channels_first_from(config, layer_who(name(), cls_))),
+      keepdims_(get<bool>(config, "keepdims", false)) {}
+
+std::vector<int> BaseGlobalPooling::spatial_axes() const {
+  std::vector<int> axes;
+  for (int i = 0; i < dims_; ++i) axes.push_back(channels_first_ ? 2 + i : 1 + i);
+  return axes;
+}
+
+std::vector<Shape> BaseGlobalPooling::compute_output_shape(const std::vector<Shape>& in) const {
+  expect_inputs(in, 1);
+  KCPP_CHECK(static_cast<int>(in[0].size()) == dims_ + 2, ValueError, "Input 0 of ", layer_who(name(), cls_),
+             " is incompatible with the layer: expected ndim=", dims_ + 2, ", found ndim=", in[0].size(),
+             ". Full shape received: ", shape_str(in[0]));
+  const int64_t batch = in[0][0], channels = channels_first_ ? in[0][1] : in[0].back();
+  if (!keepdims_) return {{batch, channels}};
+  Shape out(dims_ + 2, 1);
+  out[0] = batch;
+  out[channels_first_ ? 1 : dims_ + 1] = channels;
+  return {out};
+}
+
+std::vector<Tensor> BaseGlobalPooling::call(const std::vector<Tensor>& in, const CallContext&) const {
+  compute_output_shape({in[0].shape()});
+  return {max_ ? ops::reduce_max(in[0], spatial_axes(), keepdims_)
+               : ops::reduce_mean(in[0], spatial_axes(), keepdims_)};
+}
+
+}  // namespace kerascpp::layers

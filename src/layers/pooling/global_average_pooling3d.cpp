@@ -1,0 +1,10 @@
+// keras.layers.GlobalAveragePooling3D (keras/src/layers/pooling/global_average_pooling3d.py): the mean
+// over the 3 spatial dim(s). Shape rules and call: base_global_pooling.cpp.
+#include "layers/layer_list.h"
+#include "layers/pooling/base_global_pooling.h"
+
+namespace kerascpp::layers {
+LayerPtr make_global_average_pooling3d(const Json& c) {
+  return std::make_shared<BaseGlobalPooling>(c, "GlobalAveragePooling3D", 3, false);
+}
+}  // namespace kerascpp::layers

@@ -1,0 +1,57 @@
+// reduce_max / reduce_mean over a set of axes (the global poolings). Each run of neighbouring axes is
+// one kernel call on x viewed as (outer, run, inner); runs are reduced from the last to the first.
+#include "kernels/reduce_axes.h"
+
+#include <algorithm>
+
+#include "ops/checks.h"
+#include "ops/ops.h"
+
+namespace kerascpp::ops {
+namespace {
+
+using Kernel = void (*)(const float*, float*, int64_t, int64_t, int64_t);
+
+Tensor reduce_axes(const char* op, Kernel kernel, const Tensor& x, const std::vector<int>& axes,
+                   bool keepdims) {
+  detail::check_float32(op, x, "x");
+  std::vector<int> ax;
+  for (int a : axes) ax.push_back(detail::normalize_axis_for(op, a, x.rank()));
+  std::sort(ax.begin(), ax.end());
+  KCPP_CHECK(std::adjacent_find(ax.begin(), ax.end()) == ax.end(), ValueError, op,
+             ": axes must not repeat. Received: axes=", axes);
+  // `kept` has the reduced dims as 1: reducing a run to 1 keeps the other axes where they were.
+  Tensor y = x;
+  Shape kept = x.shape();
+  for (size_t end = ax.size(); end > 0;) {
+    size_t begin = end - 1;
+    while (begin > 0 && ax[begin - 1] + 1 == ax[begin]) --begin;
+    const int first = ax[begin], last = ax[end - 1];
+    int64_t outer = 1, run = 1, inner = 1;
+    for (int d = 0; d < first; ++d) outer *= kept[d];
+    for (int d = first; d <= last; ++d) run *= kept[d];
+    for (int d = last + 1; d < x.rank(); ++d) inner *= kept[d];
+    for (int d = first; d <= last; ++d) kept[d] = 1;
+    Tensor r = Tensor::empty(kept);
+    kernel(y.data<float>(), r.data<float>(), outer, run, inner);
+    y = r;
+    end = begin;
+  }
+  if (keepdims) return y;
+  Shape out;
+  for (int d = 0; d < x.rank(); ++d)
+    if (!std::binary_search(ax.begin(), ax.end(), d)) out.push_back(x.dim(d));
+  return y.reshape(out);
+}
+
+}  // namespace
+
+Tensor reduce_max(const Tensor& x, const std::vector<int>& axes, bool keepdims) {
+  return reduce_axes("reduce_max", kernels::reduce_max, x, axes, keepdims);
+}
+
+Tensor reduce_mean(const Tensor& x, const std::vector<int>& axes, bool keepdims) {
+  return reduce_axes("reduce_mean", kernels::reduce_mean, x, axes, keepdims);
+}
+
+}  // namespace kerascpp::ops
