@@ -1,5 +1,7 @@
 #include "kerascpp/tensor.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -26,16 +28,27 @@ std::string shape_str(const Shape& s) {
   return os.str();
 }
 
-std::shared_ptr<Storage> Storage::allocate(size_t nbytes) {
+std::shared_ptr<Storage> Storage::allocate(size_t nbytes, bool zeroed) {
+  if (nbytes >= kMapBytes) {
+    void* p = mmap(nullptr, nbytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    return std::shared_ptr<Storage>(new Storage(p, nbytes, true));
+  }
   // aligned_alloc wants a multiple of the alignment; never ask for 0 bytes.
   size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0) rounded = kAlignment;
   void* p = std::aligned_alloc(kAlignment, rounded);
   if (!p) throw std::bad_alloc();
-  return std::shared_ptr<Storage>(new Storage(p, nbytes));
+  if (zeroed) std::memset(p, 0, nbytes);
+  return std::shared_ptr<Storage>(new Storage(p, nbytes, false));
 }
 
-Storage::~Storage() { std::free(data_); }
+Storage::~Storage() {
+  if (mapped_)
+    munmap(data_, nbytes_);
+  else
+    std::free(data_);
+}
 
 Tensor Tensor::empty(Shape shape, DType dtype) {
   for (int64_t d : shape)
@@ -48,8 +61,12 @@ Tensor Tensor::empty(Shape shape, DType dtype) {
 }
 
 Tensor Tensor::zeros(Shape shape, DType dtype) {
-  Tensor t = empty(std::move(shape), dtype);
-  std::memset(t.raw_data(), 0, t.nbytes());
+  for (int64_t d : shape)
+    KCPP_CHECK(d >= 0, ValueError, "Tensor dimensions must be non-negative. Received: shape=", shape);
+  Tensor t;
+  t.shape_ = std::move(shape);
+  t.dtype_ = dtype;
+  t.storage_ = Storage::allocate(t.nbytes(), /*zeroed=*/true);
   return t;
 }
 
