@@ -10,12 +10,15 @@ namespace kerascpp::cli {
 int verify(const Args& a) {
   Args args = a;
   double tol = std::stod(take_option(args, "--tol", "1e-5"));
-  KCPP_CHECK(args.size() == 1, ValueError, "usage: kerascpp verify DIR [--tol 1e-5]");
+  const std::string relative_to = take_option(args, "--relative-to", "element");
+  KCPP_CHECK(args.size() == 1 && (relative_to == "element" || relative_to == "output"), ValueError,
+             "usage: kerascpp verify DIR [--tol 1e-5] [--relative-to element|output]");
+  const auto how = relative_to == "output" ? io::Tolerance::output_scale : io::Tolerance::elementwise;
   auto dirs = io::find_fixture_dirs(args[0]);
   KCPP_CHECK(!dirs.empty(), IOError, "No fixture folder (with input_0.npy) under ", args[0]);
   int passed = 0, failed = 0;
   for (const auto& dir : dirs) {
-    auto results = io::check_fixture_dir(dir, tol);
+    auto results = io::check_fixture_dir(dir, tol, how);
     if (results.empty()) {
       std::printf("FAIL %s: no model file found\n", dir.c_str());
       ++failed;
