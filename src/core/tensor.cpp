@@ -32,6 +32,9 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes, bool zeroed) {
   if (nbytes >= kMapBytes) {
     void* p = mmap(nullptr, nbytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
+    // Transparent huge pages where the system allows them: fewer faults (ResNet50: 27k -> 6k per
+    // load here). Aligning the mapping to 2 MiB by hand measured no better.
+    madvise(p, nbytes, MADV_HUGEPAGE);
     return std::shared_ptr<Storage>(new Storage(p, nbytes, true));
   }
   // aligned_alloc wants a multiple of the alignment; never ask for 0 bytes.
