@@ -87,6 +87,16 @@ void canonical_layer_config(const std::string& cls, Json& c, int major) {
     c.erase("batch_input_shape");
     c.erase("batch_shape");
   }
+  // tf-keras's depthwise, separable and transposed convolutions inherit Conv's config: groups (always
+  // 1) and, for separable ones, kernel_* keys for a kernel they do not have. Keras 3 refuses both.
+  const bool depthwise = cls.rfind("DepthwiseConv", 0) == 0, separable = cls.rfind("SeparableConv", 0) == 0;
+  if (major == 2 && (depthwise || separable || cls.ends_with("Transpose"))) {
+    KCPP_CHECK(c.value("groups", Json(1)) == Json(1), NotImplementedError, "Layer '", c.value("name", std::string("?")),
+               "' (", cls, ") has groups=", c["groups"].dump(), "; only Conv1D/2D/3D take groups");
+    c.erase("groups");
+  }
+  if (major == 2 && separable)
+    for (const char* k : {"kernel_initializer", "kernel_regularizer", "kernel_constraint"}) c.erase(k);
   if (major == 2 && cls.rfind("SpatialDropout", 0) == 0) {  // Keras 3 takes neither argument
     c.erase("noise_shape");
     c.erase("trainable");

@@ -64,6 +64,17 @@ Json keras3_entry(Json e) {
   return e;
 }
 
+// Keras 3's Resizing and CenterCrop gained data_format, antialias and pad_to_aspect_ratio (with its
+// fill); tf-keras's have none of them, so they go when they hold what tf-keras does anyway.
+void keras2_image_preprocessing(const std::string& cls, Json& c) {
+  if (c.value("data_format", Json("channels_last")) != Json("channels_last"))
+    unrepresentable(c, "Keras 3's " + cls + "(data_format=\"channels_first\")", "2");
+  if (c.value("antialias", false) == true) unrepresentable(c, "Keras 3's " + cls + "(antialias=True)", "2");
+  if (c.value("pad_to_aspect_ratio", false) == true)
+    unrepresentable(c, "Keras 3's " + cls + "(pad_to_aspect_ratio=True)", "2");
+  for (const char* k : {"data_format", "antialias", "pad_to_aspect_ratio", "fill_mode", "fill_value"}) c.erase(k);
+}
+
 // Keras 2 layer configs: the keys and names tf-keras's constructors accept.
 void keras2_layer_config(const std::string& cls, Json& c) {
   if (cls == "InputLayer" && c.contains("batch_shape")) {
@@ -85,6 +96,7 @@ void keras2_layer_config(const std::string& cls, Json& c) {
     if (c["rms_scaling"] == true) unrepresentable(c, "Keras 3's LayerNormalization(rms_scaling=True)", "2");
     c.erase("rms_scaling");
   }
+  if (cls == "Resizing" || cls == "CenterCrop") keras2_image_preprocessing(cls, c);
   for (auto& [key, v] : c.items()) {
     // Keras 3 initializers carry arguments Keras 2's do not know; the weights are loaded anyway.
     if (key.size() > 12 && key.compare(key.size() - 12, 12, "_initializer") == 0 && v.is_object() &&

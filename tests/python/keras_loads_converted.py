@@ -36,6 +36,15 @@ def keras3_cannot_read_own_h5(d):
         s.get("what") == "load model.h5" for s in m.get("skipped", []))
 
 
+def meta_of(d):
+    import json
+    meta = os.path.join(d, "meta.json")
+    if not os.path.exists(meta):
+        return {}
+    with open(meta) as f:
+        return json.load(f)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("dir")
@@ -67,6 +76,8 @@ def main():
                     # Compiled where the training config came along; Keras 3 cannot compile from its own
                     # legacy .h5 training configs (it fails on 'keras.metrics.mse'), so not for k3.h5.
                     m = keras.models.load_model(path, compile=model_file != "k3.h5")
+                if meta_of(d).get("jit_compile"):  # channels_first: TensorFlow's CPU kernels lack NCHW, XLA has it
+                    m.jit_compile = True
                 got = m.predict(x if len(x) > 1 else x[0], verbose=0)
                 if isinstance(got, dict):
                     got = [got[k] for k in sorted(got)]

@@ -64,10 +64,11 @@ def test_predict_matches_real_keras(d, form):
         again = model.predict(by_name)
         for g, a in zip(got, again if isinstance(again, list) else [again]):
             np.testing.assert_array_equal(g, a)
-    # model(x) runs the whole batch at once; predict in batches of 1 gives the same
+    # model(x) runs the whole batch at once; predict in batches of 1 gives the same, up to float32
+    # rounding: oneDNN blocks a convolution differently for each batch size
     small = model.predict(xs if len(xs) > 1 else xs[0], batch_size=1)
     for g, s in zip(got, small if isinstance(small, list) else [small]):
-        np.testing.assert_allclose(g, s, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(g, s, rtol=1e-5, atol=1e-5)
 
 
 # ---- the seed snippets, unchanged but for the import ------------------------------------------
