@@ -63,6 +63,28 @@ uint64_t weights_version(const VariablePtr& kernel, const VariablePtr& bias) {
   return (kernel->version() << 32) ^ (bias ? bias->version() : 0);
 }
 
+std::vector<int64_t> ConvSettings::conv_output_spatial(const Shape& x) const {
+  std::vector<int64_t> sp = spatial(x);
+  for (int i = 0; i < rank; ++i) {
+    if (sp[i] < 0) continue;
+    sp[i] = ops::conv_output_length(sp[i], kernel_size[i], options.strides[i], options.dilation_rate[i], options.padding);
+    KCPP_CHECK(sp[i] > 0, ValueError, "Computed output size would be negative for ", who, ". Received: input_shape=",
+               shape_str(x), ", kernel_size=", kernel_size[i]);
+  }
+  return sp;
+}
+
+Tensor ConvSettings::depthwise(const Tensor& x, const Tensor& kernel, const Tensor& bias, ops::PlanCache* plans,
+                               uint64_t version) const {
+  const int64_t c = channels(x.shape());
+  ops::ConvOptions o = options;
+  o.groups = c;
+  Shape grouped(kernel_size.begin(), kernel_size.end());
+  grouped.push_back(1);
+  grouped.push_back(kernel.shape().back() * c);
+  return ops::conv(x, kernel.reshape(grouped), bias, o, plans, version);
+}
+
 namespace {
 
 class BaseConv : public Layer {
@@ -79,15 +101,7 @@ class BaseConv : public Layer {
       KCPP_CHECK(c == kernel_->shape()[s_.rank] * s_.options.groups, ValueError, "Input 0 of ", s_.who,
                  " is incompatible with the layer: expected ", kernel_->shape()[s_.rank] * s_.options.groups,
                  " channels. Received: input_shape=", shape_str(in[0]));
-    std::vector<int64_t> sp = s_.spatial(in[0]);
-    for (int i = 0; i < s_.rank; ++i) {
-      if (sp[i] < 0) continue;
-      sp[i] = ops::conv_output_length(sp[i], s_.kernel_size[i], s_.options.strides[i], s_.options.dilation_rate[i],
-                                      s_.options.padding);
-      KCPP_CHECK(sp[i] > 0, ValueError, "Computed output size would be negative for ", s_.who, ". Received: "
-                 "input_shape=", shape_str(in[0]), ", kernel_size=", s_.kernel_size[i]);
-    }
-    return {s_.output_shape(in[0], sp, s_.filters)};
+    return {s_.output_shape(in[0], s_.conv_output_spatial(in[0]), s_.filters)};
   }
 
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override {

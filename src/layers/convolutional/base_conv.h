@@ -32,6 +32,13 @@ struct ConvSettings {
   // (batch, *spatial, channels) or channels_first, from per-dim sizes.
   Shape output_shape(const Shape& x, const std::vector<int64_t>& spatial, int64_t channels) const;
   std::vector<int64_t> spatial(const Shape& x) const;
+  // x's spatial sizes after this convolution (unknown ones stay -1); ValueError naming the layer when
+  // one would be <= 0.
+  std::vector<int64_t> conv_output_spatial(const Shape& x) const;
+  // The depthwise step: each channel of x convolved with its own `multiplier` filters. kernel:
+  // (*kernel_size, c, multiplier), laid out exactly as the grouped kernel (*kernel_size, 1, c * m).
+  Tensor depthwise(const Tensor& x, const Tensor& kernel, const Tensor& bias, ops::PlanCache* plans,
+                   uint64_t version) const;
 };
 
 // One number that changes whenever kernel or bias (may be null) is assigned: the plan-cache version.

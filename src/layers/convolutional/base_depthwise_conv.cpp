@@ -24,28 +24,12 @@ class BaseDepthwiseConv : public Layer {
     if (kernel_)
       KCPP_CHECK(c == kernel_->shape()[s_.rank], ValueError, "Input 0 of ", s_.who, " is incompatible with the layer: "
                  "expected ", kernel_->shape()[s_.rank], " channels. Received: input_shape=", shape_str(in[0]));
-    std::vector<int64_t> sp = s_.spatial(in[0]);
-    for (int i = 0; i < s_.rank; ++i) {
-      if (sp[i] < 0) continue;
-      sp[i] = ops::conv_output_length(sp[i], s_.kernel_size[i], s_.options.strides[i], s_.options.dilation_rate[i],
-                                      s_.options.padding);
-      KCPP_CHECK(sp[i] > 0, ValueError, "Computed output size would be negative for ", s_.who,
-                 ". Received: input_shape=", shape_str(in[0]));
-    }
-    return {s_.output_shape(in[0], sp, c * depth_multiplier_)};
+    return {s_.output_shape(in[0], s_.conv_output_spatial(in[0]), c * depth_multiplier_)};
   }
 
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override {
-    const int64_t c = s_.channels(in[0].shape());
-    ops::ConvOptions o = s_.options;
-    o.groups = c;
-    // (*k, c, m) is laid out exactly as the grouped kernel (*k, 1, c * m).
-    Shape grouped(s_.kernel_size.begin(), s_.kernel_size.end());
-    grouped.push_back(1);
-    grouped.push_back(c * depth_multiplier_);
     const Tensor bias = s_.use_bias ? bias_->value() : Tensor();
-    return {s_.activation(ops::conv(in[0], kernel_->value().reshape(grouped), bias, o, &plans_,
-                                    weights_version(kernel_, bias_)))};
+    return {s_.activation(s_.depthwise(in[0], kernel_->value(), bias, &plans_, weights_version(kernel_, bias_)))};
   }
 
  protected:

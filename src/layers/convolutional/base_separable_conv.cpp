@@ -27,26 +27,12 @@ class BaseSeparableConv : public Layer {
     if (depthwise_)
       KCPP_CHECK(c == depthwise_->shape()[s_.rank], ValueError, "Input 0 of ", s_.who, " is incompatible with the layer: "
                  "expected ", depthwise_->shape()[s_.rank], " channels. Received: input_shape=", shape_str(in[0]));
-    std::vector<int64_t> sp = s_.spatial(in[0]);
-    for (int i = 0; i < s_.rank; ++i) {
-      if (sp[i] < 0) continue;
-      sp[i] = ops::conv_output_length(sp[i], s_.kernel_size[i], s_.options.strides[i], s_.options.dilation_rate[i],
-                                      s_.options.padding);
-      KCPP_CHECK(sp[i] > 0, ValueError, "Computed output size would be negative for ", s_.who,
-                 ". Received: input_shape=", shape_str(in[0]));
-    }
-    return {s_.output_shape(in[0], sp, s_.filters)};
+    return {s_.output_shape(in[0], s_.conv_output_spatial(in[0]), s_.filters)};
   }
 
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override {
-    const int64_t c = s_.channels(in[0].shape());
-    ops::ConvOptions o = s_.options;
-    o.groups = c;
-    Shape grouped(s_.kernel_size.begin(), s_.kernel_size.end());
-    grouped.push_back(1);
-    grouped.push_back(c * depth_multiplier_);
-    const Tensor mid = ops::conv(in[0], depthwise_->value().reshape(grouped), Tensor(), o, &depthwise_plans_,
-                                 weights_version(depthwise_, nullptr));
+    const Tensor mid = s_.depthwise(in[0], depthwise_->value(), Tensor(), &depthwise_plans_,
+                                    weights_version(depthwise_, nullptr));
     const Tensor bias = s_.use_bias ? bias_->value() : Tensor();
     return {s_.activation(ops::conv(mid, pointwise_kernel_->value(), bias, pointwise_, &pointwise_plans_,
                                     weights_version(pointwise_kernel_, bias_)))};
