@@ -2,8 +2,10 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 FIXTURE := tests/fixtures/seed_mlp_2x10
+APPS ?= $(BUILD)/applications
+SMALL_APPS := MobileNetV3Small MobileNet EfficientNetB0
 
-.PHONY: all deps build test demo fixtures clean format
+.PHONY: all deps build test bench parity demo fixtures clean format
 
 all: build
 
@@ -26,6 +28,24 @@ test: deps
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 	$(BUILD)/kerascpp verify tests/fixtures
 	PYTHONPATH=$(abspath python) KERASCPP_BUILD=$(abspath $(BUILD)) .venv/bin/python -m pytest -q tests/python
+	.venv/bin/python scripts/make_applications_fixtures.py $(APPS) --small
+	for m in $(SMALL_APPS); do $(BUILD)/kerascpp verify $(APPS)/$$m --tol 1e-4 --relative-to output || exit 1; done
+
+# Every keras.applications model of issue 5, written by real Keras 3 (weights=None, 10-550 MB each,
+# kept in $(APPS) between runs), against Keras's predictions to 1e-4 of each output's scale. `make test`
+# checks the small ones.
+parity: build
+	scripts/install_deps.sh --python
+	.venv/bin/python scripts/make_applications_fixtures.py $(APPS)
+	$(BUILD)/kerascpp verify $(APPS) --tol 1e-4 --relative-to output
+
+# Side-by-side benchmarks against real Keras (issue 7): writes docs/benchmarks.md and docs/bench_*.png
+# (about 10 minutes on 2 cores; BENCH_ARGS=--quick for a smoke run with tiny counts).
+bench: deps
+	scripts/install_deps.sh --python
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKERASCPP_PYTHON=ON -DPython_EXECUTABLE=$(abspath .venv/bin/python)
+	cmake --build $(BUILD) -j$(JOBS) --target bench_native _kerascpp
+	.venv/bin/python bench/run_all.py --build $(abspath $(BUILD)) $(BENCH_ARGS)
 
 # Loads 1,000 sample models (each form of the seed MLP) in one process and checks that the first
 # and the last still predict what Keras predicted.

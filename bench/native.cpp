@@ -1,0 +1,122 @@
+// bench/native: the kerascpp C++ side of `make bench` (bench/run_all.py). Each mode times one
+// scenario of the seed and prints one JSON object with every per-item time, so that the driver can
+// plot time against index and compute its own statistics; nothing is summarised here.
+//
+//   build/bench_native load FILE N            N loads one after another, all kept alive
+//   build/bench_native weights FILE N         N calls each of get_value, get_weights, batch_get_value
+//   build/bench_native big FILE R             R loads of one (big) model, each freed before the next
+//   build/bench_native read FILE R            R reads of the file's bytes into one buffer
+//   build/bench_native predict FILE BATCH N   N calls each of predict and model(x) on (BATCH, ...)
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/process.h"
+#include "kerascpp/model.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double us_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
+// One timed series: {"name": {"us": [...], "rss_before_kb": ., "rss_after_kb": .}}.
+struct Series {
+  std::string name;
+  std::vector<double> us;
+  long rss_before = 0, rss_after = 0;
+};
+
+Series time_calls(const std::string& name, int n, const std::function<void()>& fn) {
+  Series s{name, std::vector<double>(n), kerascpp::rss_kb(), 0};
+  for (int i = 0; i < n; ++i) {
+    auto t0 = Clock::now();
+    fn();
+    s.us[i] = us_since(t0);
+  }
+  s.rss_after = kerascpp::rss_kb();
+  return s;
+}
+
+void print(const std::vector<Series>& all, const std::string& extra = "") {
+  std::printf("{\"series\": {");
+  for (size_t k = 0; k < all.size(); ++k) {
+    const Series& s = all[k];
+    std::printf("%s\"%s\": {\"rss_before_kb\": %ld, \"rss_after_kb\": %ld, \"us\": [", k ? ", " : "", s.name.c_str(),
+                s.rss_before, s.rss_after);
+    for (size_t i = 0; i < s.us.size(); ++i) std::printf("%s%.3f", i ? "," : "", s.us[i]);
+    std::printf("]}");
+  }
+  std::printf("}%s}\n", extra.c_str());
+}
+
+// An input of the model's first input shape with `batch` rows and fixed values.
+kerascpp::Tensor make_input(const kerascpp::Model& m, int64_t batch) {
+  kerascpp::Shape shape = m.input_shapes().at(0);
+  shape[0] = batch;
+  for (auto& d : shape) d = d < 0 ? 1 : d;
+  kerascpp::Tensor x = kerascpp::Tensor::zeros(shape);
+  float* p = x.data<float>();
+  for (int64_t i = 0; i < x.size(); ++i) p[i] = static_cast<float>((i * 37 % 101) - 50) / 50.f;
+  return x;
+}
+
+int run(const std::string& mode, const std::string& file, int n, int batch) {
+  if (mode == "load") {
+    std::vector<kerascpp::Model> models;
+    models.reserve(n);
+    Series s = time_calls("load", n, [&] { models.push_back(kerascpp::load_model(file)); });
+    // Every earlier model must still work: the first one predicts after all the loads.
+    auto y = models.front().predict({make_input(models.front(), 1)});
+    print({s}, ", \"first_model_predicts\": " + std::string(y.empty() ? "false" : "true"));
+  } else if (mode == "weights") {
+    kerascpp::Model m = kerascpp::load_model(file);
+    auto vars = m.weights();
+    print({time_calls("get_value", n, [&] { (void)kerascpp::get_value(*vars[0]); }),
+           time_calls("get_weights", n, [&] { (void)m.get_weights(); }),
+           time_calls("batch_get_value", n, [&] { (void)kerascpp::batch_get_value(vars); })});
+  } else if (mode == "big") {
+    (void)kerascpp::load_model(file);  // warm-up: page cache and first-use costs, as on the Keras side
+    print({time_calls("load", n, [&] { (void)kerascpp::load_model(file); })});
+  } else if (mode == "read") {
+    std::vector<char> buf;
+    print({time_calls("read", n, [&] {
+      std::ifstream f(file, std::ios::binary | std::ios::ate);
+      buf.resize(static_cast<size_t>(f.tellg()));
+      f.seekg(0);
+      f.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    })});
+  } else if (mode == "predict") {
+    kerascpp::Model m = kerascpp::load_model(file);
+    kerascpp::Tensor x = make_input(m, batch);
+    for (int i = 0; i < 10; ++i) (void)m.predict({x}, batch);  // warm-up: arenas and caches
+    print({time_calls("predict", n, [&] { (void)m.predict({x}, batch); }),
+           time_calls("call", n, [&] { (void)m({x}); })});
+  } else {
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: %s load|weights|big|read FILE N  or  %s predict FILE BATCH N\n", argv[0], argv[0]);
+    return 2;
+  }
+  const std::string mode = argv[1];
+  const bool predict = mode == "predict";
+  if (predict && argc < 5) return 2;
+  try {
+    return run(mode, argv[2], std::stoi(argv[predict ? 4 : 3]), predict ? std::stoi(argv[3]) : 1);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_native: %s\n", e.what());
+    return 1;
+  }
+}
