@@ -5,7 +5,7 @@ FIXTURE := tests/fixtures/seed_mlp_2x10
 APPS ?= $(BUILD)/applications
 SMALL_APPS := MobileNetV3Small MobileNet EfficientNetB0
 
-.PHONY: all deps build test bench parity demo fixtures clean format
+.PHONY: all deps build test bench bench-applications parity demo fixtures clean format
 
 all: build
 
@@ -38,6 +38,13 @@ parity: build
 	scripts/install_deps.sh --python
 	.venv/bin/python scripts/make_applications_fixtures.py $(APPS)
 	$(BUILD)/kerascpp verify $(APPS) --tol 1e-4 --relative-to output
+
+# Image models against Keras 3 on TensorFlow (issue 5): load vs reading the bytes, predict at batch 1
+# and 32, for the files `make parity` wrote (about 10 minutes on 2 cores).
+bench-applications: parity
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKERASCPP_PYTHON=ON -DPython_EXECUTABLE=$(abspath .venv/bin/python)
+	cmake --build $(BUILD) -j$(JOBS) --target _kerascpp
+	.venv/bin/python bench/applications.py $(APPS) --models ResNet50 InceptionResNetV2 --out $(BUILD)/applications_bench.md
 
 # Side-by-side benchmarks against real Keras (issue 7): writes docs/benchmarks.md and docs/bench_*.png
 # (about 10 minutes on 2 cores; BENCH_ARGS=--quick for a smoke run with tiny counts).

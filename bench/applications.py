@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Image models (issue 5): kerascpp side by side with Keras 3 on TensorFlow, in one run, same machine
+and threads. For each keras.applications file written by scripts/make_applications_fixtures.py:
+
+  - load time of model.h5 and model.keras, against the time to read the file's bytes
+    (`cat file > /dev/null` with the file in the page cache);
+  - predict latency at batch 1 and throughput at batch 32, as `model(x)` and as `predict` (Keras's
+    predict runs a compiled graph, its __call__ runs eagerly; either can be the faster one).
+
+    .venv/bin/python bench/applications.py APPS_DIR [--models ResNet50 InceptionResNetV2] [--repeats 5]
+
+Prints a markdown table (median, min-max over repeats) and writes it to --out (default: stdout only).
+Each side runs in its own subprocess, one after the other, so neither one's threads slow the other.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def stats(ts):
+    return {"median": statistics.median(ts), "min": min(ts), "max": max(ts), "n": len(ts)}
+
+
+def read_bytes_times(path, repeats):
+    subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)  # into the page cache
+    ts = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)
+        ts.append(time.perf_counter() - t)
+    return stats(ts)
+
+
+def side(impl, folder, repeats, threads):
+    """Runs in a child process: load and predict timings for one implementation."""
+    import numpy as np
+    if impl == "keras":
+        os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+        import tensorflow as tf
+        tf.config.threading.set_intra_op_parallelism_threads(threads)
+        tf.config.threading.set_inter_op_parallelism_threads(threads)
+        import keras
+        load = lambda p: keras.models.load_model(p, compile=False)  # noqa: E731
+        call = lambda m, x: m(x, training=False).numpy()  # noqa: E731
+    else:
+        sys.path.insert(0, os.path.join(ROOT, "python"))
+        import kerascpp
+        load = lambda p: kerascpp.models.load_model(p, compile=False)  # noqa: E731
+        call = lambda m, x: m(x)  # noqa: E731
+    predict = lambda m, x: m.predict(x, batch_size=len(x), verbose=0)  # noqa: E731
+    out = {}
+    for form in ("model.h5", "model.keras"):
+        path = os.path.join(folder, form)
+        try:
+            load(path)  # warm: page cache, libraries
+        except Exception as e:  # noqa: BLE001 - Keras 3 cannot read some of its own .h5 files
+            out["load " + form] = {"error": f"{type(e).__name__}: {str(e)[:80]}"}
+            continue
+        ts = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            m = load(path)
+            ts.append(time.perf_counter() - t)
+            del m
+        out["load " + form] = stats(ts)
+    model = load(os.path.join(folder, "model.keras"))
+    x = np.load(os.path.join(folder, "input_0.npy"))
+    for batch, n in ((1, max(repeats * 4, 10)), (32, max(repeats, 3))):
+        xb = np.resize(x, (batch,) + x.shape[1:]).astype("float32")
+        for how, fn in (("model(x)", call), ("predict", predict)):
+            fn(model, xb)
+            fn(model, xb)  # warm-up: plans, graph tracing
+            ts = []
+            for _ in range(n):
+                t = time.perf_counter()
+                fn(model, xb)
+                ts.append(time.perf_counter() - t)
+            out[f"{how} batch {batch}"] = stats(ts)
+    return out
+
+
+def fmt_ms(s):
+    if "error" in s:
+        return "cannot load: " + s["error"].split(".")[0]
+    return f"{s['median'] * 1e3:.1f} ({s['min'] * 1e3:.1f}-{s['max'] * 1e3:.1f})"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("apps")
+    ap.add_argument("--models", nargs="*", default=["ResNet50", "InceptionResNetV2"])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--out")
+    ap.add_argument("--side", help=argparse.SUPPRESS)  # child mode: IMPL
+    ap.add_argument("--folder", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.side:
+        print(json.dumps(side(a.side, a.folder, a.repeats, a.threads)))
+        return 0
+
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="", OMP_NUM_THREADS=str(a.threads),
+               OPENBLAS_NUM_THREADS=str(a.threads))
+    lines = [f"Threads: {a.threads} on both sides (TensorFlow intra/inter-op; oneDNN/OpenMP and OpenBLAS). "
+             f"Times in ms, median (min-max) over {a.repeats} loads / repeated predicts; ratio = Keras / kerascpp.", "",
+             "| model | MB | read bytes | what | Keras 3 (TF) | kerascpp | ratio | kerascpp / read |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for name in a.models:
+        folder = os.path.join(a.apps, name)
+        if not os.path.exists(os.path.join(folder, "model.keras")):
+            print(f"{name}: no files in {folder} (scripts/make_applications_fixtures.py writes them)", file=sys.stderr)
+            continue
+        res = {}
+        for impl in ("keras", "kerascpp"):
+            p = subprocess.run([sys.executable, __file__, a.apps, "--side", impl, "--folder", folder,
+                                "--repeats", str(a.repeats), "--threads", str(a.threads)],
+                               env=env, capture_output=True, text=True)
+            if p.returncode != 0:
+                raise SystemExit(f"{impl} on {name} failed:\n{p.stderr[-3000:]}")
+            res[impl] = json.loads(p.stdout.strip().splitlines()[-1])
+        for what in res["keras"]:
+            k, c = res["keras"][what], res["kerascpp"][what]
+            read, mb, vs_read = "", "", ""
+            if what.startswith("load"):
+                path = os.path.join(folder, what.split()[1])
+                r = read_bytes_times(path, a.repeats)
+                mb, read = f"{os.path.getsize(path) / 1e6:.0f}", fmt_ms(r)
+                vs_read = f"{c['median'] / r['median']:.1f}x"
+            ratio = "-" if "error" in k else f"{k['median'] / c['median']:.1f}x"
+            lines.append(f"| {name} | {mb} | {read} | {what} | {fmt_ms(k)} | {fmt_ms(c)} | {ratio} | {vs_read} |")
+        print("\n".join(lines[-len(res['keras']):]), flush=True)
+    text = "\n".join(lines) + "\n"
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
