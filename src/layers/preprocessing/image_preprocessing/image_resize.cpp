@@ -59,4 +59,15 @@ Tensor image_resize(const Tensor& input, const ImageResize& r, const std::string
   return y;
 }
 
+Shape resized_image_shape(const Shape& x, const ImageResize& r, const std::string& who) {
+  const int rank = static_cast<int>(x.size());
+  KCPP_CHECK(rank == 3 || rank == 4, ValueError, "Input 0 of ", who,
+             " is incompatible with the layer: expected rank 3 or 4. Received: shape=", shape_str(x));
+  const auto [ha, wa] = image_axes(rank, r.channels_first);
+  Shape out = x;
+  out[ha] = r.height;
+  out[wa] = r.width;
+  return out;
+}
+
 }  // namespace kerascpp::layers

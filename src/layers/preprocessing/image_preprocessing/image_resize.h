@@ -29,5 +29,8 @@ Tensor image_resize(const Tensor& x, const ImageResize& r, const std::string& wh
 
 // The input's (height axis, width axis) for rank 3 or 4.
 std::pair<int, int> image_axes(int rank, bool channels_first);
+// The shape of x resized to r's (height, width): the output shape of Resizing and CenterCrop.
+// ValueError naming `who` unless x has rank 3 or 4.
+Shape resized_image_shape(const Shape& x, const ImageResize& r, const std::string& who);
 
 }  // namespace kerascpp::layers

@@ -40,14 +40,7 @@ class Resizing : public Layer {
 
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);
-    const int rank = static_cast<int>(in[0].size());
-    KCPP_CHECK(rank == 3 || rank == 4, ValueError, "Input 0 of ", layer_who(name(), "Resizing"),
-               " is incompatible with the layer: expected rank 3 or 4. Received: shape=", shape_str(in[0]));
-    const auto [ha, wa] = image_axes(rank, r_.channels_first);
-    Shape out = in[0];
-    out[ha] = r_.height;
-    out[wa] = r_.width;
-    return {out};
+    return {resized_image_shape(in[0], r_, layer_who(name(), "Resizing"))};
   }
 
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override {
