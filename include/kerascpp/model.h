@@ -10,16 +10,65 @@
 //   std::cout << m.summary();
 #pragma once
 
+#include <map>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
+#include "kerascpp/callbacks.h"
 #include "kerascpp/layer.h"
+#include "kerascpp/losses.h"
+#include "kerascpp/metrics.h"
+#include "kerascpp/optimizers.h"
 
 namespace kerascpp {
 namespace models {
 class Functional;
 }
+namespace training {
+struct Compiled;  // src/training/compiled.h
+}
+
+// model.compile(...): each of optimizer, loss and metrics by Keras identifier (a name or a
+// {"class_name", "config"} object) or as an object; objects win over identifiers.
+struct CompileOptions {
+  Json optimizer = "rmsprop";
+  optimizers::OptimizerPtr optimizer_object;
+  // One loss for every output, or a list with one per output; null: no loss (predict / evaluate
+  // metrics only; fit refuses).
+  Json loss;
+  std::vector<losses::LossPtr> loss_objects;
+  std::vector<double> loss_weights;  // per output; empty: 1 each
+  // Metric identifiers, applied to every output (Keras's list form), and metric objects.
+  Json metrics = Json::array();
+  std::vector<metrics::MetricPtr> metric_objects;
+};
+
+// model.fit(...) keyword arguments.
+struct FitOptions {
+  int64_t batch_size = 32;
+  int epochs = 1;
+  int verbose = 1;  // 0 silent, 1 progress bar, 2 one line per epoch
+  std::vector<callbacks::CallbackPtr> callbacks;
+  double validation_split = 0;
+  std::vector<Tensor> validation_x, validation_y;  // validation_data; wins over validation_split
+  Tensor validation_sample_weight;
+  bool shuffle = true;
+  std::map<int64_t, double> class_weight;
+  Tensor sample_weight;
+  int initial_epoch = 0;
+  uint64_t seed = 0;  // shuffling and dropout; 0: from the random device
+  std::ostream* out = nullptr;  // progress bar; nullptr: std::cout
+};
+
+struct EvaluateOptions {
+  int64_t batch_size = 32;
+  int verbose = 1;
+  Tensor sample_weight;
+  std::vector<callbacks::CallbackPtr> callbacks;
+  std::ostream* out = nullptr;
+};
 
 // Which Keras reads the saved file back: Keras 3 (default), or Keras 2 (tf.keras / tf-keras, and
 // standalone Keras 2.x) for the legacy .h5 forms.
@@ -78,11 +127,35 @@ class Model {
   // The bytes of a file of the given form: "keras", "h5", "weights.h5" or "weights-only.h5".
   std::vector<char> save_to_memory(const std::string& form, const SaveOptions& options = {}) const;
 
+  // ---- training (src/training). Training runs on one thread at a time; predict() from other
+  // threads during fit() sees weights between steps.
+  void compile(const CompileOptions& options);
+  bool compiled() const { return compiled_ != nullptr; }
+  // The compiled optimizer, or nullptr.
+  optimizers::OptimizerPtr optimizer() const;
+  // x, y: one tensor per model input / output, samples on axis 0. Returns the History.
+  std::shared_ptr<callbacks::History> fit(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+                                          const FitOptions& options = {});
+  // The loss and metrics over the data: {"loss": ..., "accuracy": ...}.
+  Logs evaluate(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const EvaluateOptions& options = {});
+  // One gradient step on this batch; the batch's loss and metrics (metrics reset first, as Keras's
+  // reset_metrics=True).
+  Logs train_on_batch(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+                      const Tensor& sample_weight = Tensor(), const std::map<int64_t, double>& class_weight = {});
+  Logs test_on_batch(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight = Tensor());
+  std::vector<Tensor> predict_on_batch(const std::vector<Tensor>& x) const { return (*this)(x); }
+  // Set by callbacks to end fit() after the current batch / epoch (Keras's model.stop_training).
+  bool stop_training = false;
+  // Keras's compile_config ({} when not compiled), as saved in .keras / .h5.
+  Json compile_config() const;
+
   models::Functional& graph() const { return *graph_; }
+  training::Compiled* compiled_state() const { return compiled_.get(); }
 
  private:
   std::shared_ptr<models::Functional> graph_;
   Json training_config_;
+  std::shared_ptr<training::Compiled> compiled_;
 };
 
 struct LoadOptions {

@@ -39,6 +39,9 @@ class Variable {
   // convolution weights) rebuild it when this changes. Writing through a value() view does not bump
   // it; assign() is the way to change a variable.
   uint64_t version() const { return version_.load(std::memory_order_acquire); }
+  // For writers that update the storage in place through value() (optimizers): call after writing,
+  // so that kernels holding a re-laid-out copy rebuild it.
+  void mark_updated() { version_.fetch_add(1, std::memory_order_acq_rel); }
 
  private:
   std::string name_;

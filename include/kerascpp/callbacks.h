@@ -1,0 +1,234 @@
+// Callbacks: the keras.callbacks classes that fit() and evaluate() call at the start and end of
+// training, epochs and batches. Subclass Callback (in C++, or in Python through the package) and
+// override the hooks you need; set model()->stop_training to end fit after the current epoch.
+//
+//   auto best = std::make_shared<callbacks::ModelCheckpoint>("best.keras", Json{{"monitor", "val_loss"},
+//                                                                         {"save_best_only", true}});
+//   auto stop = std::make_shared<callbacks::EarlyStopping>(Json{{"patience", 3},
+//                                                          {"restore_best_weights", true}});
+//   model.fit({x}, {y}, {.epochs = 50, .validation_split = 0.2, .callbacks = {best, stop}});
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kerascpp/tensor.h"
+
+namespace kerascpp {
+
+class Model;
+
+// Keras's logs dict: numbers by name, in insertion order ("loss", the metrics, then "val_loss"...).
+class Logs {
+ public:
+  void set(const std::string& key, double value);
+  bool contains(const std::string& key) const;
+  std::optional<double> get(const std::string& key) const;
+  double at(const std::string& key) const;  // KeyError-like ValueError listing the keys
+  const std::vector<std::pair<std::string, double>>& items() const { return items_; }
+  bool empty() const { return items_.empty(); }
+
+ private:
+  std::vector<std::pair<std::string, double>> items_;
+};
+
+namespace callbacks {
+
+using Json = nlohmann::json;
+
+// What fit tells its callbacks (Keras's callback.params).
+struct Params {
+  int epochs = 1;
+  int64_t steps = 0;  // batches per epoch
+  int verbose = 1;
+};
+
+class Callback {
+ public:
+  virtual ~Callback() = default;
+  void set_model(Model* model) { model_ = model; }
+  Model* model() const { return model_; }
+  void set_params(const Params& p) { params_ = p; }
+  const Params& params() const { return params_; }
+
+  virtual void on_train_begin(Logs& logs) {}
+  virtual void on_train_end(Logs& logs) {}
+  virtual void on_epoch_begin(int epoch, Logs& logs) {}
+  virtual void on_epoch_end(int epoch, Logs& logs) {}
+  virtual void on_train_batch_begin(int64_t batch, Logs& logs) {}
+  virtual void on_train_batch_end(int64_t batch, Logs& logs) {}
+  virtual void on_test_begin(Logs& logs) {}
+  virtual void on_test_end(Logs& logs) {}
+  virtual void on_test_batch_begin(int64_t batch, Logs& logs) {}
+  virtual void on_test_batch_end(int64_t batch, Logs& logs) {}
+
+ private:
+  Model* model_ = nullptr;
+  Params params_;
+};
+
+using CallbackPtr = std::shared_ptr<Callback>;
+
+// model.fit's return value: history[name] holds one number per epoch.
+class History : public Callback {
+ public:
+  std::vector<int> epoch;
+  std::map<std::string, std::vector<double>> history;
+  void on_train_begin(Logs& logs) override;
+  void on_epoch_end(int epoch, Logs& logs) override;
+};
+
+// The progress bar fit prints (verbose 1: a bar per epoch, updated per batch; 2: one line per
+// epoch), in Keras 3's format: "12/12 ━━━━━━━━━━━━━━━━━━━━ 0s 2ms/step - loss: 0.1234 - val_loss: ...".
+class ProgbarLogger : public Callback {
+ public:
+  explicit ProgbarLogger(std::ostream* out = nullptr);  // nullptr: std::cout
+  void on_train_begin(Logs& logs) override;
+  void on_epoch_begin(int epoch, Logs& logs) override;
+  void on_train_batch_end(int64_t batch, Logs& logs) override;
+  void on_epoch_end(int epoch, Logs& logs) override;
+  void on_test_begin(Logs& logs) override;
+  void on_test_batch_end(int64_t batch, Logs& logs) override;
+  void on_test_end(Logs& logs) override;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+// The callbacks below take their Keras 3 constructor arguments as a Json object of keyword
+// arguments; unknown keys are a ValueError naming them.
+
+// keras.callbacks.ModelCheckpoint(filepath, monitor="val_loss", verbose=0, save_best_only=False,
+// save_weights_only=False, mode="auto", save_freq="epoch", initial_value_threshold=None).
+// filepath may hold Python format fields: "ckpt-{epoch:02d}-{val_loss:.3f}.keras".
+class ModelCheckpoint : public Callback {
+ public:
+  ModelCheckpoint(std::string filepath, const Json& kwargs = Json::object());
+  void on_epoch_end(int epoch, Logs& logs) override;
+  double best() const { return best_; }
+
+ private:
+  std::string filepath_, monitor_;
+  bool save_best_only_ = false, save_weights_only_ = false, greater_ = false;
+  int verbose_ = 0;
+  double best_;
+};
+
+// keras.callbacks.EarlyStopping(monitor="val_loss", min_delta=0, patience=0, verbose=0, mode="auto",
+// baseline=None, restore_best_weights=False, start_from_epoch=0).
+class EarlyStopping : public Callback {
+ public:
+  explicit EarlyStopping(const Json& kwargs = Json::object());
+  void on_train_begin(Logs& logs) override;
+  void on_epoch_end(int epoch, Logs& logs) override;
+  void on_train_end(Logs& logs) override;
+  int stopped_epoch() const { return stopped_epoch_; }
+
+ private:
+  std::string monitor_;
+  double min_delta_ = 0, best_ = 0;
+  std::optional<double> baseline_;
+  int patience_ = 0, verbose_ = 0, wait_ = 0, stopped_epoch_ = 0, start_from_epoch_ = 0, best_epoch_ = 0;
+  bool restore_best_weights_ = false, greater_ = false;
+  std::vector<Tensor> best_weights_;
+};
+
+// keras.callbacks.ReduceLROnPlateau(monitor="val_loss", factor=0.1, patience=10, verbose=0,
+// mode="auto", min_delta=1e-4, cooldown=0, min_lr=0).
+class ReduceLROnPlateau : public Callback {
+ public:
+  explicit ReduceLROnPlateau(const Json& kwargs = Json::object());
+  void on_train_begin(Logs& logs) override;
+  void on_epoch_end(int epoch, Logs& logs) override;
+
+ private:
+  std::string monitor_;
+  double factor_ = 0.1, min_delta_ = 1e-4, min_lr_ = 0, best_ = 0;
+  int patience_ = 10, verbose_ = 0, cooldown_ = 0, cooldown_counter_ = 0, wait_ = 0;
+  bool greater_ = false;
+};
+
+// keras.callbacks.LearningRateScheduler(schedule(epoch, lr) -> lr, verbose=0); logs "learning_rate".
+class LearningRateScheduler : public Callback {
+ public:
+  LearningRateScheduler(std::function<double(int epoch, double lr)> schedule, int verbose = 0);
+  void on_epoch_begin(int epoch, Logs& logs) override;
+  void on_epoch_end(int epoch, Logs& logs) override;
+
+ private:
+  std::function<double(int, double)> schedule_;
+  int verbose_;
+};
+
+// keras.callbacks.CSVLogger(filename, separator=",", append=False): one row per epoch, "epoch"
+// then the log keys sorted, flushed every epoch.
+class CSVLogger : public Callback {
+ public:
+  CSVLogger(std::string filename, std::string separator = ",", bool append = false);
+  ~CSVLogger() override;
+  void on_train_begin(Logs& logs) override;
+  void on_epoch_end(int epoch, Logs& logs) override;
+  void on_train_end(Logs& logs) override;
+
+ private:
+  struct File;
+  std::string filename_, separator_;
+  bool append_;
+  std::unique_ptr<File> file_;
+  std::vector<std::string> keys_;
+};
+
+// keras.callbacks.TerminateOnNaN: stops training at the first batch whose loss is NaN or infinite.
+class TerminateOnNaN : public Callback {
+ public:
+  void on_train_batch_end(int64_t batch, Logs& logs) override;
+};
+
+// keras.callbacks.LambdaCallback: any hook given as a function.
+class LambdaCallback : public Callback {
+ public:
+  std::function<void(int, Logs&)> on_epoch_begin_fn, on_epoch_end_fn;
+  std::function<void(int64_t, Logs&)> on_batch_begin_fn, on_batch_end_fn;
+  std::function<void(Logs&)> on_train_begin_fn, on_train_end_fn;
+  void on_epoch_begin(int epoch, Logs& logs) override;
+  void on_epoch_end(int epoch, Logs& logs) override;
+  void on_train_batch_begin(int64_t batch, Logs& logs) override;
+  void on_train_batch_end(int64_t batch, Logs& logs) override;
+  void on_train_begin(Logs& logs) override;
+  void on_train_end(Logs& logs) override;
+};
+
+// Appends the model's weights every `every` epochs to an HDF5 file: one dataset per weight,
+// "<weight path>" of shape (snapshots, *weight shape), plus "epoch" (snapshots,), extended in
+// place, so each snapshot costs the bytes of the weights, however long training has run. The
+// file is flushed after each snapshot; a file of another model is an error naming it.
+class WeightHistory : public Callback {
+ public:
+  WeightHistory(std::string filename, int every = 1);
+  ~WeightHistory() override;
+  void on_train_begin(Logs& logs) override;
+  void on_epoch_end(int epoch, Logs& logs) override;
+  void on_train_end(Logs& logs) override;
+
+ private:
+  struct File;
+  std::string filename_;
+  int every_;
+  std::unique_ptr<File> file_;
+};
+
+// Keras's `{name:format}` filepath formatting with these values ("epoch" and the logs); ValueError
+// for a field that is not there.
+std::string format_filepath(const std::string& pattern, const std::map<std::string, double>& values);
+
+}  // namespace callbacks
+}  // namespace kerascpp

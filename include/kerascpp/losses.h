@@ -1,0 +1,67 @@
+// Losses: the keras.losses classes, with Keras 3's reductions.
+//
+// A loss is built from ops, so a GradientTape differentiates it with no code of its own. call()
+// gives the per-sample losses (Keras's Loss.call: the last axis reduced); operator() multiplies by
+// sample_weight and reduces, as Keras's Loss.__call__ (keras/src/losses/loss.py).
+//
+//   losses::LossPtr mse = losses::get("mse");
+//   Tensor l = (*mse)(y_true, y_pred);                  // scalar
+//   auto cce = losses::get(Json{{"class_name", "CategoricalCrossentropy"},
+//                               {"config", {{"from_logits", true}, {"label_smoothing", 0.1}}}});
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kerascpp/tensor.h"
+
+namespace kerascpp::losses {
+
+using Json = nlohmann::json;
+
+// keras/src/losses/loss.py reductions.
+enum class Reduction { sum_over_batch_size, sum, none };
+
+class Loss {
+ public:
+  // config: Keras 3 keys of the class ("name", "reduction", "from_logits", "label_smoothing", "delta"...).
+  explicit Loss(const Json& config, const std::string& default_name);
+  virtual ~Loss() = default;
+
+  virtual std::string class_name() const = 0;  // "MeanSquaredError"
+  const std::string& name() const { return name_; }
+  Reduction reduction() const { return reduction_; }
+
+  // Per-sample losses (batch, ...) with the last axis reduced where Keras reduces it. y_true may be
+  // of any dtype (sparse labels are integers); it is converted as Keras converts it. ValueError
+  // naming the loss when the shapes do not fit.
+  virtual Tensor call(const Tensor& y_true, const Tensor& y_pred) const = 0;
+  // call(), weighted by sample_weight (broadcast over the per-sample losses; undefined: 1) and
+  // reduced: a scalar for sum_over_batch_size and sum, the weighted losses for none.
+  Tensor operator()(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) const;
+
+  // Keras 3's get_config(): {"name": ..., "reduction": ..., plus the class's options}.
+  virtual Json get_config() const;
+
+ protected:
+  Json config_;
+
+ private:
+  std::string name_;
+  Reduction reduction_ = Reduction::sum_over_batch_size;
+};
+
+using LossPtr = std::shared_ptr<Loss>;
+
+// A loss by Keras identifier: a function name ("mse", "mean_squared_error",
+// "sparse_categorical_crossentropy", "huber", "kld"...), a class name ("MeanSquaredError"), or a
+// {"class_name", "config"} object (Keras 2 and 3 configs). ValueError naming the identifier and
+// listing the known ones.
+LossPtr get(const Json& identifier);
+// Every class name get() knows.
+std::vector<std::string> known_losses();
+
+}  // namespace kerascpp::losses

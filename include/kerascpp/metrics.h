@@ -1,0 +1,67 @@
+// Metrics: the keras.metrics classes. A metric accumulates over batches (update_state) and reports
+// one number (result); fit and evaluate reset it every epoch. Metrics are never differentiated.
+//
+//   metrics::MetricPtr acc = metrics::get("accuracy", {-1, 10}, "categorical_crossentropy");
+//   acc->update_state(y_true, y_pred);
+//   double a = acc->result();
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kerascpp/tensor.h"
+
+namespace kerascpp::metrics {
+
+using Json = nlohmann::json;
+
+class Metric {
+ public:
+  explicit Metric(const Json& config, const std::string& default_name);
+  virtual ~Metric() = default;
+
+  virtual std::string class_name() const = 0;  // "BinaryAccuracy"
+  const std::string& name() const { return name_; }  // the key in fit's logs
+
+  // y_true of any dtype; sample_weight undefined or broadcastable to the per-sample values.
+  virtual void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) = 0;
+  virtual double result() const = 0;
+  virtual void reset_state() = 0;
+  virtual Json get_config() const;
+
+ protected:
+  Json config_;
+
+ private:
+  std::string name_;
+};
+
+using MetricPtr = std::shared_ptr<Metric>;
+
+// A metric by Keras identifier, as model.compile(metrics=[...]) resolves it:
+//   - "accuracy" / "acc" becomes BinaryAccuracy, SparseCategoricalAccuracy or CategoricalAccuracy
+//     from the output shape and the loss (keras/src/trainers/compile_utils.py), named as given;
+//   - "mae", "mse", "precision", "AUC"... function or class names; {"class_name", "config"} objects.
+// y_pred_shape: the model output's shape (batch -1); loss_name: the compiled loss's function or
+// class name ("" if none). ValueError naming an unknown identifier.
+MetricPtr get(const Json& identifier, const Shape& y_pred_shape = {}, const std::string& loss_name = "");
+std::vector<std::string> known_metrics();
+
+// keras.metrics.Mean: the weighted mean of the values given (fit's "loss" entry).
+class Mean : public Metric {
+ public:
+  explicit Mean(const std::string& name = "mean");
+  std::string class_name() const override { return "Mean"; }
+  void update_state(const Tensor& values, const Tensor& unused, const Tensor& sample_weight) override;
+  void add(double value, double weight = 1.0);
+  double result() const override;
+  void reset_state() override;
+
+ private:
+  double total_ = 0, count_ = 0;
+};
+
+}  // namespace kerascpp::metrics

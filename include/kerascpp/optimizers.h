@@ -1,0 +1,104 @@
+// Optimizers and learning-rate schedules: the keras.optimizers classes, with Keras 3's update
+// formulas (keras/src/optimizers/*.py) and its variables, so that saved optimizer state loads in
+// Keras and back.
+//
+//   auto adam = optimizers::get(Json{{"class_name", "Adam"}, {"config", {{"learning_rate", 1e-3}}}});
+//   adam->build(model.trainable_weights());
+//   adam->apply_gradients(grads, model.trainable_weights());
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kerascpp/tensor.h"
+#include "kerascpp/variable.h"
+
+namespace kerascpp::optimizers {
+
+using Json = nlohmann::json;
+
+// keras.optimizers.schedules: ExponentialDecay, PiecewiseConstantDecay, CosineDecay.
+class LearningRateSchedule {
+ public:
+  virtual ~LearningRateSchedule() = default;
+  virtual std::string class_name() const = 0;
+  // The learning rate at this step (the optimizer's iterations before the update).
+  virtual double operator()(int64_t step) const = 0;
+  virtual Json get_config() const = 0;
+};
+using SchedulePtr = std::shared_ptr<LearningRateSchedule>;
+// From {"class_name", "config"} (Keras 2 and 3, module keys ignored); ValueError for unknown ones.
+SchedulePtr schedule_from_config(const Json& config);
+
+class Optimizer {
+ public:
+  // config: Keras 3 keys (learning_rate as a number or a schedule config, clipnorm, clipvalue,
+  // global_clipnorm, weight_decay, and the class's own); Keras 2 aliases (lr) accepted.
+  Optimizer(const Json& config, const std::string& default_name);
+  virtual ~Optimizer() = default;
+
+  virtual std::string class_name() const = 0;  // "Adam"
+  const std::string& name() const { return name_; }
+
+  // Creates the slot variables for `vars` (Keras builds on the first apply; fit builds on compile).
+  // Calling it again with other variables is an error (ValueError).
+  void build(const std::vector<VariablePtr>& vars);
+  bool built() const { return built_; }
+  // One step: clipvalue / clipnorm / global_clipnorm as Keras, then weight decay, then the update
+  // written in place into each variable (bumping its version), then iterations += 1. Builds on first
+  // use. ValueError when counts or shapes differ from the built variables. Undefined gradients
+  // (variables the loss does not depend on) are skipped, as Keras does.
+  void apply_gradients(const std::vector<Tensor>& grads, const std::vector<VariablePtr>& vars);
+
+  int64_t iterations() const;
+  // The learning rate used by the next step: the schedule's value at iterations(), or the variable.
+  double learning_rate() const;
+  // Sets the learning-rate variable (ReduceLROnPlateau, LearningRateScheduler); ValueError when the
+  // learning rate is a schedule, as Keras.
+  void set_learning_rate(double lr);
+  bool has_schedule() const { return schedule_ != nullptr; }
+
+  // Every optimizer variable in Keras 3's order (optimizer.variables): iterations (int64), then
+  // learning_rate (float32, absent with a schedule), then the slots in the order Keras creates them.
+  // Their path() is Keras 3's variable path ("adam/m_dense_kernel" style, see optimizer_test).
+  std::vector<VariablePtr> variables() const;
+  // Keras 3 get_config(): name, learning_rate (or the schedule's {"module", "class_name", "config"...}),
+  // weight_decay, clipnorm, global_clipnorm, clipvalue, use_ema, ..., plus the class's keys.
+  Json get_config() const;
+
+ protected:
+  // Adds a slot for `var`, zero (or `initial`), named as Keras names it (e.g. "momentum", "velocity").
+  VariablePtr add_slot(const Variable& var, const std::string& slot_name, float initial = 0.f);
+  // Create the slots for vars, in Keras's order.
+  virtual void do_build(const std::vector<VariablePtr>& vars) = 0;
+  // Update variable `index` of the built list in place with its (clipped) gradient. lr: this step's
+  // learning rate; step: iterations() + 1 as a float, as Keras's `local_step`.
+  virtual void update_step(const Tensor& grad, Variable& var, size_t index, float lr, double step) = 0;
+  // The class's own config keys (beta_1, ...), merged into get_config().
+  virtual Json own_config() const = 0;
+
+  Json config_;
+
+ private:
+  std::string name_;
+  bool built_ = false;
+  SchedulePtr schedule_;
+  VariablePtr iterations_, learning_rate_;
+  std::vector<VariablePtr> slots_;  // in creation order
+  std::vector<const Variable*> built_for_;
+  double clipnorm_ = -1, clipvalue_ = -1, global_clipnorm_ = -1, weight_decay_ = 0;
+};
+
+using OptimizerPtr = std::shared_ptr<Optimizer>;
+
+// By name ("sgd", "adam", "adamw", "rmsprop", "adagrad", "adadelta", "adamax", "nadam", "lion";
+// any case) with Keras defaults, or {"class_name", "config"} (Keras 2 or 3). ValueError naming the
+// unknown optimizer.
+OptimizerPtr get(const Json& identifier);
+std::vector<std::string> known_optimizers();
+
+}  // namespace kerascpp::optimizers
