@@ -57,6 +57,10 @@ std::shared_ptr<const DnnlConvPlan> dnnl_conv_plan(const ConvGeometry& g, const 
 size_t dnnl_scratch_bytes(const DnnlConvPlan& p);
 void dnnl_conv_run(const DnnlConvPlan& p, const float* x, float* y, void* scratch);
 
+// Gradients of a convolution (or transposed one) for dy: dx, dkernel (Keras layout), dbias, each
+// skipped when null. False and *why_not when oneDNN refuses the geometry.
+bool dnnl_conv_grad(const ConvGeometry& g, const float* x, const float* kernel, const float* dy, float* dx,
+                    float* dkernel, float* dbias, std::string* why_not);
 std::shared_ptr<const DnnlPoolPlan> dnnl_pool_plan(const PoolGeometry& g, std::string* why_not);
 size_t dnnl_scratch_bytes(const DnnlPoolPlan& p);
 void dnnl_pool_run(const DnnlPoolPlan& p, const float* x, float* y, void* scratch);

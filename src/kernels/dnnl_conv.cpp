@@ -179,4 +179,73 @@ void dnnl_pool_run(const DnnlPoolPlan& p, const float* x, float* y, void* scratc
   s.wait();
 }
 
+// Backward of a convolution or transposed convolution: data and weights primitives made per call
+// (training rebuilds weight layouts every step anyway), with the gradients written in Keras's
+// layouts. False (and *why_not) when oneDNN refuses; the caller then runs ref::conv_grad.
+bool dnnl_conv_grad(const ConvGeometry& g, const float* x, const float* kernel, const float* dy, float* dx,
+                    float* dkernel, float* dbias, std::string* why_not) {
+  if (g.transpose && g.groups != 1) {
+    *why_not = "oneDNN path: grouped transposed convolution not wired";
+    return false;
+  }
+  try {
+    const dnnl::engine& eng = cpu_engine();
+    dnnl::stream s(eng);
+    const tag t = act_tag(g.channels_first, g.spatial);
+    const memory::desc src(act_dims(g.n, g.ic, g.in, g.spatial), memory::data_type::f32, t);
+    const memory::desc dst(act_dims(g.n, g.oc, g.out, g.spatial), memory::data_type::f32, t);
+    const memory::desc user_w = keras_weights_desc(g);
+    const memory::desc bias_md = dbias ? memory::desc({g.oc}, memory::data_type::f32, tag::x) : memory::desc();
+    memory::dims strides = spatial_dims(g.stride, g.spatial), dil = spatial_dims(g.dilation, g.spatial);
+    for (auto& d : dil) d -= 1;
+    const memory::dims pl = spatial_dims(g.pad_l, g.spatial), pr = spatial_dims(g.pad_r, g.spatial);
+    const auto fwd_alg = g.transpose ? dnnl::algorithm::deconvolution_direct : dnnl::algorithm::convolution_direct;
+    memory user_kernel(user_w, eng, const_cast<float*>(kernel));
+    auto run = [&](auto fwd_tag, auto bwd_data_tag, auto bwd_weights_tag) {
+      using Fwd = decltype(fwd_tag);
+      using BwdData = decltype(bwd_data_tag);
+      using BwdWeights = decltype(bwd_weights_tag);
+      typename Fwd::desc fd(dnnl::prop_kind::forward_training, fwd_alg, src, any_like(user_w), bias_md, dst, strides,
+                            dil, pl, pr);
+      typename Fwd::primitive_desc fpd(fd, eng);
+      if (dx) {
+        typename BwdData::desc dd(fwd_alg, src, any_like(user_w), dst, strides, dil, pl, pr);
+        typename BwdData::primitive_desc dpd(dd, user_scratchpad(), eng, fpd);
+        memory w(dpd.weights_desc(), eng);
+        dnnl::reorder(user_kernel, w).execute(s, user_kernel, w);
+        std::vector<char> scratch(std::max<size_t>(dpd.scratchpad_desc().get_size(), 1));
+        BwdData(dpd).execute(s, {{DNNL_ARG_DIFF_DST, memory(dst, eng, const_cast<float*>(dy))},
+                                 {DNNL_ARG_WEIGHTS, w},
+                                 {DNNL_ARG_DIFF_SRC, memory(src, eng, dx)},
+                                 {DNNL_ARG_SCRATCHPAD, memory(dpd.scratchpad_desc(), eng, scratch.data())}});
+      }
+      if (dkernel || dbias) {
+        typename BwdWeights::desc wd(fwd_alg, src, any_like(user_w), bias_md, dst, strides, dil, pl, pr);
+        typename BwdWeights::primitive_desc wpd(wd, user_scratchpad(), eng, fpd);
+        memory dw(wpd.diff_weights_desc(), eng);
+        std::vector<char> scratch(std::max<size_t>(wpd.scratchpad_desc().get_size(), 1));
+        std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(src, eng, const_cast<float*>(x))},
+                                                {DNNL_ARG_DIFF_DST, memory(dst, eng, const_cast<float*>(dy))},
+                                                {DNNL_ARG_DIFF_WEIGHTS, dw},
+                                                {DNNL_ARG_SCRATCHPAD, memory(wpd.scratchpad_desc(), eng, scratch.data())}};
+        if (dbias) args.emplace(DNNL_ARG_DIFF_BIAS, memory(bias_md, eng, dbias));
+        BwdWeights(wpd).execute(s, args);
+        if (dkernel) {
+          memory user_dw(user_w, eng, dkernel);
+          dnnl::reorder(dw, user_dw).execute(s, dw, user_dw);
+        }
+      }
+      s.wait();
+    };
+    if (g.transpose)
+      run(dnnl::deconvolution_forward(), dnnl::deconvolution_backward_data(), dnnl::deconvolution_backward_weights());
+    else
+      run(dnnl::convolution_forward(), dnnl::convolution_backward_data(), dnnl::convolution_backward_weights());
+    return true;
+  } catch (const dnnl::error& e) {
+    *why_not = std::string("oneDNN refused: ") + e.what();
+    return false;
+  }
+}
+
 }  // namespace kerascpp::kernels

@@ -21,6 +21,11 @@ void binary(Binary op, const float* a, const int64_t* a_strides, const float* b,
 void unary(Unary op, const float* x, float* y, int64_t n, float alpha);
 // max_value = +inf means no clipping (Keras max_value=None).
 void relu(const float* x, float* y, int64_t n, float negative_slope, float max_value, float threshold);
+// dx = dy * f'(x) for unary(op); y is the forward output (some derivatives are cheaper from it).
+void unary_grad(Unary op, const float* x, const float* y, const float* dy, float* dx, int64_t n, float alpha);
+// dx = dy * relu'(x) for relu(x, negative_slope, max_value, threshold).
+void relu_grad(const float* x, const float* dy, float* dx, int64_t n, float negative_slope, float max_value,
+               float threshold);
 void scale_shift(const float* x, float* y, int64_t n, float scale, float offset);
 
 }  // namespace kerascpp::kernels

@@ -241,3 +241,22 @@ void set_blas_threads(int n) {
 int blas_threads() { return openblas_get_num_threads ? openblas_get_num_threads() : 1; }
 
 }  // namespace kerascpp::kernels
+
+namespace kerascpp::kernels {
+
+// The backward products of a matmul: a or b read transposed (row-major, stored as (k, m) / (n, k)).
+// Sizes are checked by the op (they are the forward's); cblas does the transposes for free.
+void matmul_transposed(bool transpose_a, bool transpose_b, const float* a, const float* b, float* c, int64_t m,
+                       int64_t n, int64_t k) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    std::memset(c, 0, sizeof(float) * m * n);
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans,
+              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.f, a,
+              static_cast<int>(transpose_a ? m : k), b, static_cast<int>(transpose_b ? k : n), 0.f, c,
+              static_cast<int>(n));
+}
+
+}  // namespace kerascpp::kernels

@@ -30,6 +30,11 @@ void matmul(const float* a, const float* b, float* c, int64_t m, int64_t n, int6
 void matmul_small(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
 void matmul_blas(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
 
+// c: (m, n) = op(a) @ op(b), op transposing when asked: a is stored (k, m) when transpose_a, b is
+// stored (n, k) when transpose_b. For the backward of matmul; m, n, k must fit in int.
+void matmul_transposed(bool transpose_a, bool transpose_b, const float* a, const float* b, float* c, int64_t m,
+                       int64_t n, int64_t k);
+
 // Threads OpenBLAS may use inside one call (process-wide OpenBLAS setting; no-op, returning 1, when
 // the linked BLAS is not OpenBLAS). See matmul.cpp for why kerascpp leaves the default alone.
 void set_blas_threads(int n);

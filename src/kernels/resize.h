@@ -15,4 +15,8 @@ void resize_bilinear(const float* x, float* y, int64_t n, int64_t h, int64_t w, 
 void resize_bicubic(const float* x, float* y, int64_t n, int64_t h, int64_t w, int64_t c, int64_t oh,
                     int64_t ow);
 
+// The adjoint of the resize with method 0 nearest, 1 bilinear, 2 bicubic: dx (n, h, w, c) from
+// dy (n, oh, ow, c); dx is overwritten.
+void resize_grad(int method, const float* dy, float* dx, int64_t n, int64_t h, int64_t w, int64_t c, int64_t oh,
+                 int64_t ow);
 }  // namespace kerascpp::kernels

@@ -6,6 +6,7 @@
 #include "kernels/elementwise.h"
 #include "ops/checks.h"
 #include "ops/ops.h"
+#include "ops/tape.h"
 
 namespace kerascpp::ops {
 namespace {
@@ -129,8 +130,14 @@ Tensor unary(UnaryOp op, const Tensor& x, float alpha) {
   detail::check_float32(unary_name(op).data(), x, "x");  // the names are string literals
   const kernels::Unary k = to_kernel(op);
   Tensor y = Tensor::empty(x.shape());
-  kernels::unary(k, x.data<float>(), y.data<float>(), x.size(),
-                 std::isnan(alpha) ? default_alpha(op) : alpha);
+  const float a = std::isnan(alpha) ? default_alpha(op) : alpha;
+  kernels::unary(k, x.data<float>(), y.data<float>(), x.size(), a);
+  if (Recorder* r = tape_for({&x}))
+    r->record(unary_name(op), {x}, y, [k, x, y, a](const Tensor& dy) {
+      Tensor dx = Tensor::empty(x.shape());
+      kernels::unary_grad(k, x.data<float>(), y.data<float>(), dy.data<float>(), dx.data<float>(), x.size(), a);
+      return Grads{dx};
+    });
   return y;
 }
 
@@ -179,6 +186,13 @@ Tensor relu(const Tensor& x, float negative_slope, float max_value, float thresh
              ", max_value=", max_value, ", threshold=", threshold);
   Tensor y = Tensor::empty(x.shape());
   kernels::relu(x.data<float>(), y.data<float>(), x.size(), negative_slope, max_value, threshold);
+  if (Recorder* r = tape_for({&x}))
+    r->record("relu", {x}, y, [=](const Tensor& dy) {
+      Tensor dx = Tensor::empty(x.shape());
+      kernels::relu_grad(x.data<float>(), dy.data<float>(), dx.data<float>(), x.size(), negative_slope, max_value,
+                         threshold);
+      return Grads{dx};
+    });
   return y;
 }
 

@@ -10,6 +10,7 @@
 #include "ops/checks.h"
 #include "ops/ops.h"
 #include "ops/plan_cache.h"
+#include "ops/tape.h"
 
 namespace kerascpp::ops {
 namespace {
@@ -85,6 +86,30 @@ void run_conv(const kernels::ConvGeometry& g, const Tensor& x, const Tensor& ker
   kernels::dnnl_conv_run(*plan, x.data<float>(), y.data<float>(), scratch.get());
 }
 
+// Records conv / conv_transpose: gradients from oneDNN, or the reference where it refuses.
+void record_conv(const char* op, const kernels::ConvGeometry& g, const Tensor& x, const Tensor& kernel,
+                 const Tensor& bias, const Tensor& y) {
+  Recorder* r = tape_for({&x, &kernel, &bias});
+  if (!r) return;
+  r->record(op, {x, kernel, bias}, y, [g, x, kernel, bias](const Tensor& dy) {
+    Tensor dx = Tensor::empty(x.shape()), dk = Tensor::empty(kernel.shape());
+    Tensor db = bias.defined() ? Tensor::empty(bias.shape()) : Tensor();
+    float* dbp = bias.defined() ? db.data<float>() : nullptr;
+    if (x.size() == 0 || dy.size() == 0) {
+      std::fill(dk.data<float>(), dk.data<float>() + dk.size(), 0.f);
+      std::fill(dx.data<float>(), dx.data<float>() + dx.size(), 0.f);
+      if (dbp) std::fill(dbp, dbp + db.size(), 0.f);
+      return Grads{dx, dk, db};
+    }
+    std::string why_not;
+    if (!kernels::dnnl_conv_grad(g, x.data<float>(), kernel.data<float>(), dy.data<float>(), dx.data<float>(),
+                                 dk.data<float>(), dbp, &why_not))
+      kernels::ref::conv_grad(g, x.data<float>(), kernel.data<float>(), dy.data<float>(), dx.data<float>(),
+                              dk.data<float>(), dbp);
+    return Grads{dx, dk, db};
+  });
+}
+
 void check_bias(const char* op, const Tensor& bias, int64_t channels) {
   if (!bias.defined()) return;
   detail::check_float32(op, bias, "bias");
@@ -145,6 +170,7 @@ Tensor conv(const Tensor& x, const Tensor& kernel, const Tensor& bias, const Con
   }
   Tensor y = Tensor::empty(out_shape(xs, g.oc, g.out, o.channels_first));
   run_conv(g, x, kernel, bias, y, plans, weights_version);
+  record_conv("conv", g, x, kernel, bias, y);
   return y;
 }
 
@@ -181,6 +207,7 @@ Tensor conv_transpose(const Tensor& x, const Tensor& kernel, const Tensor& bias,
   }
   Tensor y = Tensor::empty(out_shape(xs, g.oc, g.out, o.channels_first));
   run_conv(g, x, kernel, bias, y, plans, weights_version);
+  record_conv("conv_transpose", g, x, kernel, bias, y);
   return y;
 }
 
@@ -203,6 +230,12 @@ Tensor pool(const Tensor& x, PoolMode mode, const std::vector<int64_t>& pool_siz
   }
   Tensor y = Tensor::empty(out_shape(xs, g.c, g.out, channels_first));
   if (y.size() == 0) return y;
+  if (Recorder* r = tape_for({&x}))
+    r->record("pool", {x}, y, [g, x](const Tensor& dy) {
+      Tensor dx = Tensor::empty(x.shape());
+      kernels::ref::pool_grad(g, x.data<float>(), dy.data<float>(), dx.data<float>());
+      return Grads{dx};
+    });
   const std::string key = plans ? plan_key(mode == PoolMode::max ? "maxpool" : "avgpool", x.shape(), 0, nullptr, nullptr) : "";
   std::shared_ptr<const kernels::DnnlPoolPlan> plan;
   if (plans) plan = std::static_pointer_cast<const kernels::DnnlPoolPlan>(plans->find(key));

@@ -2,7 +2,9 @@
 #include "kernels/elementwise.h"
 
 #include "ops/checks.h"
+#include "ops/grad_util.h"
 #include "ops/ops.h"
+#include "ops/tape.h"
 
 namespace kerascpp::ops {
 namespace {
@@ -53,10 +55,47 @@ Tensor run_binary(const char* name, kernels::Binary op, const Tensor& a, const T
   return y;
 }
 
+// Where maximum / minimum send the gradient: to a where a wins or ties (as TensorFlow), else to b.
+std::pair<Tensor, Tensor> select_grads(bool is_max, const Tensor& a, const Tensor& b, const Tensor& dy) {
+  const Tensor ab = detail::broadcast_to(a, dy.shape()), bb = detail::broadcast_to(b, dy.shape());
+  Tensor da = Tensor::empty(dy.shape()), db = Tensor::empty(dy.shape());
+  const float *pa = ab.data<float>(), *pb = bb.data<float>(), *g = dy.data<float>();
+  float *oa = da.data<float>(), *ob = db.data<float>();
+  for (int64_t i = 0; i < dy.size(); ++i) {
+    const bool to_a = is_max ? pa[i] >= pb[i] : pa[i] <= pb[i];
+    oa[i] = to_a ? g[i] : 0.f;
+    ob[i] = to_a ? 0.f : g[i];
+  }
+  return {detail::sum_to(da, a.shape()), detail::sum_to(db, b.shape())};
+}
+
+ops::Grads binary_grads(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& y, const Tensor& dy) {
+  using namespace detail;
+  switch (op) {
+    case BinaryOp::add:
+      return {sum_to(dy, a.shape()), sum_to(dy, b.shape())};
+    case BinaryOp::subtract:
+      return {sum_to(dy, a.shape()), sum_to(scale_shift(dy, -1.f, 0.f), b.shape())};
+    case BinaryOp::multiply:
+      return {sum_to(mul(dy, b), a.shape()), sum_to(mul(dy, a), b.shape())};
+    case BinaryOp::divide:  // d(a/b)/db = -y / b
+      return {sum_to(div(dy, b), a.shape()), sum_to(scale_shift(div(mul(dy, y), b), -1.f, 0.f), b.shape())};
+    case BinaryOp::maximum:
+    case BinaryOp::minimum: {
+      auto [da, db] = select_grads(op == BinaryOp::maximum, a, b, dy);
+      return {da, db};
+    }
+  }
+  return {Tensor(), Tensor()};
+}
+
 }  // namespace
 
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
-  return run_binary(binary_name(op), to_kernel(op), a, b);
+  Tensor y = run_binary(binary_name(op), to_kernel(op), a, b);
+  if (Recorder* r = tape_for({&a, &b}))
+    r->record(binary_name(op), {a, b}, y, [op, a, b, y](const Tensor& dy) { return binary_grads(op, a, b, y, dy); });
+  return y;
 }
 
 // keras.layers.PReLU: alpha has the input's shape without the batch axis, with 1s on shared_axes;
@@ -67,7 +106,20 @@ Tensor prelu(const Tensor& x, const Tensor& alpha) {
   KCPP_CHECK(detail::broadcast_shape_for("prelu", x.shape(), alpha.shape()) == x.shape(), ValueError,
              "prelu: alpha must broadcast to the shape of x. Received: x.shape=", shape_str(x.shape()),
              ", alpha.shape=", shape_str(alpha.shape()));
-  return run_binary("prelu", kernels::Binary::prelu, x, alpha);
+  Tensor y = run_binary("prelu", kernels::Binary::prelu, x, alpha);
+  if (Recorder* r = tape_for({&x, &alpha}))
+    r->record("prelu", {x, alpha}, y, [x, alpha](const Tensor& dy) {
+      // dx = dy where x > 0, dy * alpha elsewhere; dalpha = dy * min(x, 0), summed back to alpha's shape.
+      const Tensor ab = detail::broadcast_to(alpha, x.shape());
+      Tensor dx = Tensor::empty(x.shape()), da = Tensor::empty(x.shape());
+      const float *px = x.data<float>(), *pa = ab.data<float>(), *g = dy.data<float>();
+      for (int64_t i = 0; i < x.size(); ++i) {
+        dx.data<float>()[i] = px[i] > 0.f ? g[i] : g[i] * pa[i];
+        da.data<float>()[i] = px[i] > 0.f ? 0.f : g[i] * px[i];
+      }
+      return Grads{dx, detail::sum_to(da, alpha.shape())};
+    });
+  return y;
 }
 
 // keras.layers.Rescaling with scalar scale and offset.
@@ -75,6 +127,8 @@ Tensor scale_shift(const Tensor& x, float scale, float offset) {
   detail::check_float32("scale_shift", x, "x");
   Tensor y = Tensor::empty(x.shape());
   kernels::scale_shift(x.data<float>(), y.data<float>(), x.size(), scale, offset);
+  if (Recorder* r = tape_for({&x}))
+    r->record("scale_shift", {x}, y, [scale](const Tensor& dy) { return Grads{scale_shift(dy, scale, 0.f)}; });
   return y;
 }
 

@@ -4,7 +4,9 @@
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
 #include "ops/checks.h"
+#include "ops/grad_util.h"
 #include "ops/ops.h"
+#include "ops/tape.h"
 
 namespace kerascpp::ops {
 namespace {
@@ -37,6 +39,14 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   Tensor y = Tensor::empty(out);
   const int64_t m = shape_size(Shape(a.shape().begin(), a.shape().end() - 1));
   kernels::matmul(a.data<float>(), b.data<float>(), y.data<float>(), m, n, k);
+  if (Recorder* r = tape_for({&a, &b}))
+    r->record("matmul", {a, b}, y, [a, b, m, n, k](const Tensor& dy) {
+      // a viewed as (m, k), b as (k, n), dy as (m, n): da = dy @ b^T, db = a^T @ dy.
+      Tensor da = Tensor::empty(a.shape()), db = Tensor::empty(b.shape());
+      kernels::matmul_transposed(false, true, dy.data<float>(), b.data<float>(), da.data<float>(), m, k, n);
+      kernels::matmul_transposed(true, false, a.data<float>(), dy.data<float>(), db.data<float>(), k, n, m);
+      return Grads{da, db};
+    });
   return y;
 }
 
@@ -62,6 +72,18 @@ Tensor batch_matmul(const Tensor& a, const Tensor& b) {
   const float* ap = a.data<float>();
   const float* bp = b.data<float>();
   float* yp = y.data<float>();
+  if (Recorder* r = tape_for({&a, &b}))
+    r->record("batch_matmul", {a, b}, y, [a, b](const Tensor& dy) {
+      // da = dy @ b^T and db = a^T @ dy per batch entry, summed back over broadcast batch dims.
+      const int rank_b = b.rank(), rank_a = a.rank();
+      std::vector<int> pa(rank_a), pb(rank_b);
+      for (int d = 0; d < rank_a; ++d) pa[d] = d;
+      for (int d = 0; d < rank_b; ++d) pb[d] = d;
+      std::swap(pa[rank_a - 1], pa[rank_a - 2]);
+      std::swap(pb[rank_b - 1], pb[rank_b - 2]);
+      Tensor da = batch_matmul(dy, transpose(b, pb)), db = batch_matmul(transpose(a, pa), dy);
+      return Grads{detail::sum_to(da, a.shape()), detail::sum_to(db, b.shape())};
+    });
   if (shape_size(b_batch) == 1) {  // one b for every batch: a single (batch * m, k) @ (k, n)
     kernels::matmul(ap, bp, yp, shape_size(plan.out_shape) * m, n, k);
     return y;
@@ -94,6 +116,10 @@ Tensor bias_add(const Tensor& x, const Tensor& bias) {
   const int64_t shape[] = {rows, c}, xs[] = {c, 1}, bs[] = {0, 1};
   kernels::binary(kernels::Binary::add, x.data<float>(), xs, bias.data<float>(), bs, y.data<float>(), shape,
                   2);
+  if (Recorder* r = tape_for({&x, &bias}))
+    r->record("bias_add", {x, bias}, y, [rows, c](const Tensor& dy) {
+      return Grads{dy, sum(dy.reshape({rows, c}), 0)};
+    });
   return y;
 }
 

@@ -4,7 +4,9 @@
 #include <algorithm>
 
 #include "ops/checks.h"
+#include "ops/grad_util.h"
 #include "ops/ops.h"
+#include "ops/tape.h"
 
 namespace kerascpp::ops {
 
@@ -38,6 +40,18 @@ Tensor concatenate(const std::vector<Tensor>& xs, int axis) {
   const detail::AxisSplit s = detail::split_axis(out, ax);
   kernels::concatenate(ptrs.data(), axis_dims.data(), static_cast<int>(xs.size()), y.raw_data(),
                        dtype_size(first.dtype()), s.outer, s.inner);
+  if (Recorder* r = first.dtype() == DType::float32 ? tape_for(xs) : nullptr)
+    r->record("concatenate", xs, y, [ax, axis_dims](const Tensor& dy) {
+      Grads g;
+      std::vector<int64_t> begin(dy.rank(), 0);
+      Shape size = dy.shape();
+      for (int64_t d : axis_dims) {
+        size[ax] = d;
+        g.push_back(slice(dy, begin, size));
+        begin[ax] += d;
+      }
+      return g;
+    });
   return y;
 }
 
@@ -61,6 +75,12 @@ Tensor transpose(const Tensor& x, const std::vector<int>& perm) {
   for (int d = 0; d < rank; ++d) out[d] = x.dim(p[d]);
   Tensor y = Tensor::empty(out, x.dtype());
   kernels::transpose(x.raw_data(), y.raw_data(), dtype_size(x.dtype()), x.shape().data(), p.data(), rank);
+  if (Recorder* r = x.dtype() == DType::float32 ? tape_for({&x}) : nullptr)
+    r->record("transpose", {x}, y, [p, rank](const Tensor& dy) {
+      std::vector<int> inverse(rank);
+      for (int d = 0; d < rank; ++d) inverse[p[d]] = d;
+      return Grads{transpose(dy, inverse)};
+    });
   return y;
 }
 
@@ -79,6 +99,18 @@ Tensor tile(const Tensor& x, const std::vector<int64_t>& reps) {
   Tensor y = Tensor::empty(out, x.dtype());
   kernels::tile(x.raw_data(), y.raw_data(), dtype_size(x.dtype()), in.data(), r.data(),
                 static_cast<int>(rank));
+  if (Recorder* rec = x.dtype() == DType::float32 ? tape_for({&x}) : nullptr)
+    rec->record("tile", {x}, y, [x, in, r, rank](const Tensor& dy) {
+      // dy as (r0, d0, r1, d1, ...): the copies along each rN are summed.
+      Shape split;
+      std::vector<int> copies;
+      for (size_t d = 0; d < rank; ++d) {
+        copies.push_back(static_cast<int>(split.size()));
+        split.push_back(r[d]);
+        split.push_back(in[d]);
+      }
+      return Grads{detail::sum_axes(dy.reshape(split), copies).reshape(x.shape())};
+    });
   return y;
 }
 

@@ -11,7 +11,10 @@
 
 #include "kernels/reduce.h"
 #include "ops/checks.h"
+#include "ops/grad_util.h"
+#include "ops/normalization_grad.h"
 #include "ops/ops.h"
+#include "ops/tape.h"
 
 namespace kerascpp::ops {
 namespace {
@@ -88,6 +91,10 @@ Tensor batch_normalization(const Tensor& x, const Tensor& mean, const Tensor& va
   Tensor y = Tensor::empty(x.shape());
   kernels::batch_normalization(x.data<float>(), y.data<float>(), inv.data<float>(), shift.data<float>(), s.outer,
                                s.axis, s.inner);
+  if (Recorder* r = tape_for({&x, &mean, &variance, &offset, &scale}))
+    r->record(op, {x, mean, variance, offset, scale}, y, [=](const Tensor& dy) {
+      return detail::batch_normalization_grad(x, mean, variance, offset, scale, ax, epsilon, dy);
+    });
   return y;
 }
 
@@ -100,9 +107,18 @@ Tensor layer_normalization(const Tensor& x, const Tensor& gamma, const Tensor& b
   for (int a : ax) n *= x.shape()[a];
   const float* g = optional_param(op, gamma, "gamma", n);
   const float* b = optional_param(op, beta, "beta", n);
-  return over_axes(x, ax, [&](const float* xp, float* yp, int64_t outer, int64_t len, int64_t inner) {
-    kernels::layer_normalization(xp, yp, g, b, outer, len, inner, epsilon, rms_scaling);
-  });
+  Tensor y;
+  {
+    NoRecord pause;  // over_axes may transpose: those are not steps of the user's graph
+    y = over_axes(x, ax, [&](const float* xp, float* yp, int64_t outer, int64_t len, int64_t inner) {
+      kernels::layer_normalization(xp, yp, g, b, outer, len, inner, epsilon, rms_scaling);
+    });
+  }
+  if (Recorder* r = tape_for({&x, &gamma, &beta}))
+    r->record(op, {x, gamma, beta}, y, [=](const Tensor& dy) {
+      return detail::normalize_over_axes_grad(x, gamma, beta, ax, epsilon, rms_scaling, dy);
+    });
+  return y;
 }
 
 Tensor group_normalization(const Tensor& x, const Tensor& gamma, const Tensor& beta, int64_t groups, int axis,
@@ -122,6 +138,10 @@ Tensor group_normalization(const Tensor& x, const Tensor& gamma, const Tensor& b
   Tensor y = Tensor::empty(x.shape());
   kernels::group_normalization(x.data<float>(), y.data<float>(), g, b, x.shape()[0], pre, groups, c / groups, post,
                                epsilon);
+  if (Recorder* r = tape_for({&x, &gamma, &beta}))
+    r->record(op, {x, gamma, beta}, y, [=](const Tensor& dy) {
+      return detail::group_normalization_grad(x, gamma, beta, groups, ax, epsilon, dy);
+    });
   return y;
 }
 
@@ -129,10 +149,17 @@ Tensor l2_normalize(const Tensor& x, const std::vector<int>& axes, float epsilon
   const char* op = "l2_normalize";
   detail::check_float32(op, x, "x");
   KCPP_CHECK(epsilon >= 0, ValueError, op, ": epsilon must be >= 0. Received: epsilon=", epsilon);
-  return over_axes(x, sorted_axes(op, axes, x.rank()),
-                   [&](const float* xp, float* yp, int64_t outer, int64_t n, int64_t inner) {
-                     kernels::l2_normalize(xp, yp, outer, n, inner, epsilon);
-                   });
+  const std::vector<int> ax = sorted_axes(op, axes, x.rank());
+  Tensor y;
+  {
+    NoRecord pause;
+    y = over_axes(x, ax, [&](const float* xp, float* yp, int64_t outer, int64_t n, int64_t inner) {
+      kernels::l2_normalize(xp, yp, outer, n, inner, epsilon);
+    });
+  }
+  if (Recorder* r = tape_for({&x}))
+    r->record(op, {x}, y, [=](const Tensor& dy) { return Grads{detail::l2_normalize_grad(x, y, dy, ax, epsilon)}; });
+  return y;
 }
 
 }  // namespace kerascpp::ops

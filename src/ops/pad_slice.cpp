@@ -5,7 +5,9 @@
 #include <string>
 
 #include "ops/checks.h"
+#include "ops/grad_util.h"
 #include "ops/ops.h"
+#include "ops/tape.h"
 
 namespace kerascpp::ops {
 namespace {
@@ -48,6 +50,8 @@ Tensor pad(const Tensor& x, const std::vector<std::pair<int64_t, int64_t>>& pads
   Tensor y = Tensor::empty(out, x.dtype());
   kernels::pad(x.raw_data(), y.raw_data(), dtype_size(x.dtype()), x.shape().data(), before.data(),
                after.data(), x.rank(), fill);
+  if (Recorder* r = x.dtype() == DType::float32 ? tape_for({&x}) : nullptr)
+    r->record("pad", {x}, y, [before, shape = x.shape()](const Tensor& dy) { return Grads{slice(dy, before, shape)}; });
   return y;
 }
 
@@ -61,6 +65,12 @@ Tensor slice(const Tensor& x, const std::vector<int64_t>& begin, const std::vect
   Tensor y = Tensor::empty(size, x.dtype());
   kernels::slice(x.raw_data(), y.raw_data(), dtype_size(x.dtype()), x.shape().data(), begin.data(),
                  size.data(), x.rank());
+  if (Recorder* r = x.dtype() == DType::float32 ? tape_for({&x}) : nullptr)
+    r->record("slice", {x}, y, [begin, size, shape = x.shape()](const Tensor& dy) {
+      std::vector<std::pair<int64_t, int64_t>> pads;
+      for (size_t d = 0; d < shape.size(); ++d) pads.emplace_back(begin[d], shape[d] - begin[d] - size[d]);
+      return Grads{pad(dy, pads)};
+    });
   return y;
 }
 
@@ -75,6 +85,18 @@ Tensor repeat(const Tensor& x, const std::vector<int64_t>& repeats) {
   Tensor y = Tensor::empty(out, x.dtype());
   kernels::repeat(x.raw_data(), y.raw_data(), dtype_size(x.dtype()), x.shape().data(), repeats.data(),
                   x.rank());
+  if (Recorder* r = x.dtype() == DType::float32 ? tape_for({&x}) : nullptr)
+    r->record("repeat", {x}, y, [repeats, shape = x.shape()](const Tensor& dy) {
+      // dy as (d0, r0, d1, r1, ...): the repeats of each element are summed.
+      Shape split;
+      std::vector<int> copies;
+      for (size_t d = 0; d < shape.size(); ++d) {
+        split.push_back(shape[d]);
+        copies.push_back(static_cast<int>(split.size()));
+        split.push_back(repeats[d]);
+      }
+      return Grads{detail::sum_axes(dy.reshape(split), copies).reshape(shape)};
+    });
   return y;
 }
 

@@ -2,7 +2,9 @@
 #include "kernels/reduce.h"
 
 #include "ops/checks.h"
+#include "ops/grad_util.h"
 #include "ops/ops.h"
+#include "ops/tape.h"
 
 namespace kerascpp::ops {
 namespace {
@@ -20,10 +22,24 @@ Tensor along_axis(const char* op, AxisKernel kernel, const Tensor& x, int axis) 
 
 }  // namespace
 
-Tensor softmax(const Tensor& x, int axis) { return along_axis("softmax", kernels::softmax, x, axis); }
+Tensor softmax(const Tensor& x, int axis) {
+  Tensor y = along_axis("softmax", kernels::softmax, x, axis);
+  if (Recorder* r = tape_for({&x}))
+    r->record("softmax", {x}, y, [y, axis](const Tensor& dy) {
+      using namespace detail;  // dx = y * (dy - sum(dy * y))
+      return Grads{mul(y, sub(dy, sum(mul(dy, y), axis, true)))};
+    });
+  return y;
+}
 
 Tensor log_softmax(const Tensor& x, int axis) {
-  return along_axis("log_softmax", kernels::log_softmax, x, axis);
+  Tensor y = along_axis("log_softmax", kernels::log_softmax, x, axis);
+  if (Recorder* r = tape_for({&x}))
+    r->record("log_softmax", {x}, y, [y, axis](const Tensor& dy) {
+      using namespace detail;  // dx = dy - softmax(x) * sum(dy)
+      return Grads{sub(dy, mul(unary(UnaryOp::exp, y), sum(dy, axis, true)))};
+    });
+  return y;
 }
 
 Tensor l2_normalize(const Tensor& x, int axis, float epsilon) {
@@ -33,6 +49,10 @@ Tensor l2_normalize(const Tensor& x, int axis, float epsilon) {
   const detail::AxisSplit s = detail::split_axis(x.shape(), ax);
   Tensor y = Tensor::empty(x.shape());
   kernels::l2_normalize(x.data<float>(), y.data<float>(), s.outer, s.axis, s.inner, epsilon);
+  if (Recorder* r = tape_for({&x}))
+    r->record("l2_normalize", {x}, y, [x, y, ax, epsilon](const Tensor& dy) {
+      return Grads{detail::l2_normalize_grad(x, y, dy, {ax}, epsilon)};
+    });
   return y;
 }
 
@@ -48,6 +68,12 @@ Tensor sum(const Tensor& x, int axis, bool keepdims) {
     out.erase(out.begin() + ax);
   Tensor y = Tensor::empty(out);
   kernels::sum(x.data<float>(), y.data<float>(), s.outer, s.axis, s.inner);
+  if (Recorder* r = tape_for({&x}))
+    r->record("sum", {x}, y, [x, ax](const Tensor& dy) {
+      Shape kept = x.shape();
+      kept[ax] = 1;
+      return Grads{detail::broadcast_to(dy.reshape(kept), x.shape())};
+    });
   return y;
 }
 

@@ -5,7 +5,9 @@
 #include <algorithm>
 
 #include "ops/checks.h"
+#include "ops/grad_util.h"
 #include "ops/ops.h"
+#include "ops/tape.h"
 
 namespace kerascpp::ops {
 namespace {
@@ -37,11 +39,25 @@ Tensor reduce_axes(const char* op, Kernel kernel, const Tensor& x, const std::ve
     y = r;
     end = begin;
   }
-  if (keepdims) return y;
+  if (ax.empty()) return y;
   Shape out;
   for (int d = 0; d < x.rank(); ++d)
     if (!std::binary_search(ax.begin(), ax.end(), d)) out.push_back(x.dim(d));
-  return y.reshape(out);
+  if (!keepdims) y = y.reshape(out);
+  if (Recorder* r = tape_for({&x})) {
+    const bool is_max = kernel == kernels::reduce_max;
+    r->record(op, {x}, y, [x, y, kept, is_max](const Tensor& dy) {
+      const Tensor g = detail::broadcast_to(dy.reshape(kept), x.shape());
+      if (!is_max) return Grads{scale_shift(g, static_cast<float>(shape_size(kept)) / static_cast<float>(x.size()), 0.f)};
+      // TensorFlow splits the gradient of a max evenly between tied maxima.
+      const Tensor m = detail::broadcast_to(y.reshape(kept), x.shape());
+      Tensor hit = Tensor::empty(x.shape());
+      for (int64_t i = 0; i < x.size(); ++i) hit.data<float>()[i] = x.data<float>()[i] == m.data<float>()[i] ? 1.f : 0.f;
+      const Tensor ties = detail::broadcast_to(detail::sum_to(hit, kept), x.shape());
+      return Grads{detail::div(detail::mul(hit, g), ties)};
+    });
+  }
+  return y;
 }
 
 }  // namespace

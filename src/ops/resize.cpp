@@ -4,6 +4,7 @@
 
 #include "ops/checks.h"
 #include "ops/ops.h"
+#include "ops/tape.h"
 
 namespace kerascpp::ops {
 
@@ -39,6 +40,12 @@ Tensor resize(const Tensor& x, int64_t height, int64_t width, ResizeMethod metho
       kernels::resize_bicubic(xp, yp, n, h, w, c, height, width);
       break;
   }
+  if (Recorder* r = tape_for({&x}))
+    r->record("resize", {x}, y, [=, shape = x.shape()](const Tensor& dy) {
+      Tensor dx = Tensor::empty(shape);
+      kernels::resize_grad(static_cast<int>(method), dy.data<float>(), dx.data<float>(), n, h, w, c, height, width);
+      return Grads{dx};
+    });
   return y;
 }
 

@@ -139,4 +139,101 @@ void pool(const PoolGeometry& g, const float* x, float* y) {
           }
 }
 
+// The gradients of conv (kernels/conv.h): every (B cell, tap, A cell) triple the convolution relates,
+// where A is the side the kernel slides over (x of a convolution, y of a transposed one) and B the
+// other. Both layouts index the kernel as (taps, A channels per group, B channels).
+void conv_grad(const ConvGeometry& g, const float* x, const float* kernel, const float* dy, float* dx, float* dkernel,
+               float* dbias) {
+  const bool t = g.transpose;
+  const int64_t a_ch = t ? g.oc : g.ic, b_ch = t ? g.ic : g.oc, groups = t ? 1 : g.groups;
+  const int64_t a_g = a_ch / groups, b_g = b_ch / groups;
+  const int64_t* a_dims = t ? g.out : g.in;
+  const int64_t* b_dims = t ? g.in : g.out;
+  const Layout la(g.channels_first, a_ch, a_dims), lb(g.channels_first, b_ch, b_dims);
+  const float* A = t ? dy : x;
+  const float* B = t ? x : dy;
+  const int64_t x_size = g.n * g.ic * g.in[0] * g.in[1] * g.in[2];
+  const int64_t k_size = g.k[0] * g.k[1] * g.k[2] * a_g * b_ch;
+  std::vector<double> gx(dx ? x_size : 0, 0.0), gk(dkernel ? k_size : 0, 0.0);
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t bd = 0; bd < b_dims[0]; ++bd)
+      for (int64_t bh = 0; bh < b_dims[1]; ++bh)
+        for (int64_t bw = 0; bw < b_dims[2]; ++bw)
+          for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+            const int64_t ad = tap(bd, kd, g.stride[0], g.dilation[0], g.pad_l[0], a_dims[0]);
+            if (ad < 0) continue;
+            for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+              const int64_t ah = tap(bh, kh, g.stride[1], g.dilation[1], g.pad_l[1], a_dims[1]);
+              if (ah < 0) continue;
+              for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+                const int64_t aw = tap(bw, kw, g.stride[2], g.dilation[2], g.pad_l[2], a_dims[2]);
+                if (aw < 0) continue;
+                const int64_t tap_index = (kd * g.k[1] + kh) * g.k[2] + kw;
+                for (int64_t bc = 0; bc < b_ch; ++bc) {
+                  const int64_t grp = bc / b_g, ib = lb.at(n, bc, bd, bh, bw);
+                  for (int64_t ci = 0; ci < a_g; ++ci) {
+                    const int64_t ia = la.at(n, grp * a_g + ci, ad, ah, aw);
+                    const int64_t ik = (tap_index * a_g + ci) * b_ch + bc;
+                    if (dkernel) gk[ik] += double(A[ia]) * B[ib];
+                    if (dx) gx[t ? ib : ia] += double(t ? A[ia] : B[ib]) * kernel[ik];
+                  }
+                }
+              }
+            }
+          }
+  for (int64_t i = 0; dx && i < x_size; ++i) dx[i] = static_cast<float>(gx[i]);
+  for (int64_t i = 0; dkernel && i < k_size; ++i) dkernel[i] = static_cast<float>(gk[i]);
+  if (dbias) {
+    const Layout ly(g.channels_first, g.oc, g.out);
+    std::vector<double> gb(g.oc, 0.0);
+    for (int64_t n = 0; n < g.n; ++n)
+      for (int64_t oc = 0; oc < g.oc; ++oc)
+        for (int64_t od = 0; od < g.out[0]; ++od)
+          for (int64_t oh = 0; oh < g.out[1]; ++oh)
+            for (int64_t ow = 0; ow < g.out[2]; ++ow) gb[oc] += dy[ly.at(n, oc, od, oh, ow)];
+    for (int64_t oc = 0; oc < g.oc; ++oc) dbias[oc] = static_cast<float>(gb[oc]);
+  }
+}
+
+// Max pooling sends each output's gradient to the first maximum of its window (TensorFlow's CPU
+// kernel); average pooling spreads it over the window's cells inside the input.
+void pool_grad(const PoolGeometry& g, const float* x, const float* dy, float* dx) {
+  const Layout lx(g.channels_first, g.c, g.in), ly(g.channels_first, g.c, g.out);
+  std::fill(dx, dx + g.n * g.c * g.in[0] * g.in[1] * g.in[2], 0.f);
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t c = 0; c < g.c; ++c)
+      for (int64_t od = 0; od < g.out[0]; ++od)
+        for (int64_t oh = 0; oh < g.out[1]; ++oh)
+          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+            int64_t cells[64], count = 0, best = -1;
+            std::vector<int64_t> many;
+            float best_v = -std::numeric_limits<float>::infinity();
+            for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+              const int64_t id = tap(od, kd, g.stride[0], 1, g.pad_l[0], g.in[0]);
+              if (id < 0) continue;
+              for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+                const int64_t ih = tap(oh, kh, g.stride[1], 1, g.pad_l[1], g.in[1]);
+                if (ih < 0) continue;
+                for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+                  const int64_t iw = tap(ow, kw, g.stride[2], 1, g.pad_l[2], g.in[2]);
+                  if (iw < 0) continue;
+                  const int64_t i = lx.at(n, c, id, ih, iw);
+                  if (best < 0 || x[i] > best_v) best = i, best_v = x[i];
+                  if (count < 64) cells[count] = i; else many.push_back(i);
+                  ++count;
+                }
+              }
+            }
+            const float grad = dy[ly.at(n, c, od, oh, ow)];
+            if (count == 0) continue;
+            if (g.kind == PoolKind::max) {
+              dx[best] += grad;
+            } else {
+              const float share = grad / static_cast<float>(count);
+              for (int64_t k = 0; k < std::min<int64_t>(count, 64); ++k) dx[cells[k]] += share;
+              for (int64_t i : many) dx[i] += share;
+            }
+          }
+}
+
 }  // namespace kerascpp::kernels::ref

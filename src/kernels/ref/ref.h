@@ -20,6 +20,12 @@ namespace kerascpp::kernels::ref {
 void conv(const ConvGeometry& g, const float* x, const float* kernel, const float* bias, float* y);
 // Max or average pooling; padded cells are never part of a window's max or count.
 void pool(const PoolGeometry& g, const float* x, float* y);
+// Gradients of conv for the output gradient dy: dx, dkernel (Keras layout) and dbias, each skipped
+// when null. x is the op's input; kernel its kernel.
+void conv_grad(const ConvGeometry& g, const float* x, const float* kernel, const float* dy, float* dx, float* dkernel,
+               float* dbias);
+// dx of pool for dy (dx is overwritten).
+void pool_grad(const PoolGeometry& g, const float* x, const float* dy, float* dx);
 
 // c: (m, n) = a: (m, k) @ b: (k, n). k == 0 gives zeros.
 void matmul(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
