@@ -22,8 +22,9 @@ namespace kerascpp::losses {
 
 using Json = nlohmann::json;
 
-// keras/src/losses/loss.py reductions.
-enum class Reduction { sum_over_batch_size, sum, none };
+// keras/src/losses/loss.py reductions. mean is sum_over_batch_size by another name;
+// mean_with_sample_weight divides by the sum of the sample weights (Keras 3.11+).
+enum class Reduction { sum_over_batch_size, sum, none, mean, mean_with_sample_weight };
 
 class Loss {
  public:

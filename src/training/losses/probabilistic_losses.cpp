@@ -1,0 +1,198 @@
+// The probabilistic losses of keras/src/losses/losses.py: BinaryCrossentropy,
+// CategoricalCrossentropy, SparseCategoricalCrossentropy, KLDivergence, Poisson, with the
+// numerics of the TensorFlow backend (keras/src/backend/tensorflow/nn.py): probabilities are
+// clipped to [eps, 1 - eps]; logits go through the stable sigmoid / log-softmax forms.
+#include <cmath>
+
+#include "training/losses/loss_classes.h"
+#include "training/losses/loss_utils.h"
+
+namespace kerascpp::losses::detail {
+namespace {
+
+using ops::UnaryOp;
+
+Tensor negate(const Tensor& x) { return mul(x, scalar(-1.f)); }
+
+// y_true * a + b on a copy (labels are never differentiated).
+Tensor affine_labels(const Tensor& t, float a, float b) {
+  Tensor y = t.copy();
+  float* d = y.data<float>();
+  for (int64_t i = 0; i < y.size(); ++i) d[i] = d[i] * a + b;
+  return y;
+}
+
+int int_option(const Json& c, const std::string& cls, const char* key, int fallback) {
+  const double v = number_option(c, cls, key, fallback);
+  KCPP_CHECK(v == std::floor(v), ValueError, cls, ": `", key, "` must be an integer. Received: ", key, "=", v);
+  return static_cast<int>(v);
+}
+
+// BinaryCrossentropy and CategoricalCrossentropy share from_logits, label_smoothing and axis.
+class CrossentropyBase : public Loss {
+ public:
+  CrossentropyBase(const Json& c, const char* cls, const char* default_name) : Loss(c, default_name), cls_(cls) {
+    check_keys(c, cls_, {"from_logits", "label_smoothing", "axis"});
+    from_logits_ = bool_option(c, cls_, "from_logits", false);
+    label_smoothing_ = number_option(c, cls_, "label_smoothing", 0.0);
+    axis_ = int_option(c, cls_, "axis", -1);
+    config_["from_logits"] = from_logits_;
+    config_["label_smoothing"] = label_smoothing_;
+    config_["axis"] = axis_;
+  }
+  std::string class_name() const override { return cls_; }
+
+ protected:
+  std::string cls_;
+  bool from_logits_ = false;
+  double label_smoothing_ = 0;
+  int axis_ = -1;
+};
+
+class BinaryCrossentropy : public CrossentropyBase {
+ public:
+  explicit BinaryCrossentropy(const Json& c) : CrossentropyBase(c, "BinaryCrossentropy", "binary_crossentropy") {}
+  Tensor call(const Tensor& y_true, const Tensor& y_pred) const override {
+    const Aligned a = align(cls_, y_true, y_pred);
+    check_same_shape(cls_, a.y_true, a.y_pred);
+    Tensor z = a.y_true;
+    // keras binary_crossentropy: y_true * (1 - label_smoothing) + 0.5 * label_smoothing
+    if (label_smoothing_ != 0)
+      z = affine_labels(z, static_cast<float>(1.0 - label_smoothing_), static_cast<float>(0.5 * label_smoothing_));
+    const Tensor& x = a.y_pred;
+    Tensor bce;
+    if (from_logits_) {
+      // tf.nn.sigmoid_cross_entropy_with_logits: max(x, 0) - x z + log(1 + exp(-|x|))
+      const Tensor tail = ops::unary(UnaryOp::softplus, negate(ops::unary(UnaryOp::abs, x)));
+      bce = add(sub(ops::unary(UnaryOp::relu, x), mul(x, z)), tail);
+    } else {
+      const Tensor p = clip(x, kEpsilon, kOneMinusEpsilon);
+      const Tensor one = scalar(1.f);
+      const Tensor pos = mul(z, ops::unary(UnaryOp::log, p));
+      const Tensor neg = mul(sub(one, z), ops::unary(UnaryOp::log, sub(one, p)));
+      bce = negate(add(pos, neg));
+    }
+    return mean_last(bce, a, axis_);
+  }
+};
+
+class CategoricalCrossentropy : public CrossentropyBase {
+ public:
+  explicit CategoricalCrossentropy(const Json& c)
+      : CrossentropyBase(c, "CategoricalCrossentropy", "categorical_crossentropy") {}
+  Tensor call(const Tensor& y_true, const Tensor& y_pred) const override {
+    const Aligned a = align(cls_, y_true, y_pred);
+    check_same_shape(cls_, a.y_true, a.y_pred);
+    KCPP_CHECK(a.y_pred.rank() >= 1, ValueError, cls_, ": y_pred must be at least rank 1. Received: y_pred.shape=",
+               shape_str(a.y_pred.shape()));
+    Tensor t = a.y_true;
+    if (label_smoothing_ != 0) {
+      // keras categorical_crossentropy smooths over the LAST axis whatever `axis` is.
+      const float k = a.implicit_last ? 1.f : static_cast<float>(t.dim(-1));
+      t = affine_labels(t, static_cast<float>(1.0 - label_smoothing_), static_cast<float>(label_smoothing_) / k);
+    }
+    const Tensor& x = a.y_pred;
+    Tensor log_p;
+    if (a.implicit_last) {
+      // One class on an implicit axis: softmax is 1 and output / sum(output) is 1.
+      log_p = from_logits_ ? sub(x, x) : ops::unary(UnaryOp::log, clip(div(x, x), kEpsilon, kOneMinusEpsilon));
+      return negate(mul(t, log_p));
+    }
+    if (from_logits_) {
+      log_p = ops::log_softmax(x, axis_);  // tf.nn.softmax_cross_entropy_with_logits
+    } else {
+      const Tensor p = div(x, ops::sum(x, axis_, true));
+      log_p = ops::unary(UnaryOp::log, clip(p, kEpsilon, kOneMinusEpsilon));
+    }
+    return negate(ops::sum(mul(t, log_p), axis_));
+  }
+};
+
+class SparseCategoricalCrossentropy : public Loss {
+ public:
+  explicit SparseCategoricalCrossentropy(const Json& c) : Loss(c, "sparse_categorical_crossentropy") {
+    const char* cls = "SparseCategoricalCrossentropy";
+    check_keys(c, cls, {"from_logits", "ignore_class", "axis"});
+    from_logits_ = bool_option(c, cls, "from_logits", false);
+    KCPP_CHECK(!c.is_object() || !c.contains("ignore_class") || c["ignore_class"].is_null(), NotImplementedError,
+               cls, ": ignore_class is not supported yet. Received: ignore_class=", c["ignore_class"].dump());
+    const int axis = int_option(c, cls, "axis", -1);
+    KCPP_CHECK(axis == -1, ValueError, cls, ": Only axis=-1 is currently supported. Received: axis=", axis);
+    config_["from_logits"] = from_logits_;
+    config_["ignore_class"] = nullptr;  // Keras 3.15 writes ignore_class but not axis
+  }
+  std::string class_name() const override { return "SparseCategoricalCrossentropy"; }
+
+  Tensor call(const Tensor& y_true, const Tensor& y_pred) const override {
+    const std::string cls = class_name();
+    Aligned a = align(cls, y_true, y_pred);
+    Tensor labels = a.y_true;
+    Shape want = a.y_pred.shape();
+    if (!a.implicit_last) {
+      if (labels.rank() == a.y_pred.rank() && labels.rank() > 0 && labels.dim(-1) == 1)
+        labels = labels.reshape(Shape(labels.shape().begin(), labels.shape().end() - 1));
+      KCPP_CHECK(!want.empty(), ValueError, cls, ": y_pred must be at least rank 1. Received: y_pred.shape=()");
+      want.pop_back();
+    }
+    KCPP_CHECK(labels.shape() == want, ValueError, cls,
+               ": y_true must have the shape of y_pred without its last axis (class indices). Received: "
+               "y_true.shape=", shape_str(y_true.shape()), ", y_pred.shape=", shape_str(y_pred.shape()));
+    const int64_t k = a.implicit_last ? 1 : a.y_pred.dim(-1);
+    // One-hot labels (tf.cast to int64 truncates), checked like tf.nn.sparse_softmax_cross_entropy_with_logits.
+    Tensor onehot = Tensor::zeros(a.implicit_last ? labels.shape() : a.y_pred.shape());
+    const float* l = labels.data<float>();
+    float* o = onehot.data<float>();
+    for (int64_t i = 0; i < labels.size(); ++i) {
+      const double v = std::trunc(static_cast<double>(l[i]));
+      KCPP_CHECK(v >= 0 && v < static_cast<double>(k), ValueError, cls, ": Received a label value of ", l[i],
+                 " which is outside the valid range of [0, ", k, ").");
+      o[i * k + static_cast<int64_t>(v)] = 1.f;
+    }
+    const Tensor& x = a.y_pred;
+    // tf.nn.sparse_softmax_cross_entropy_with_logits on the logits, or on log(clip(p)) for
+    // probabilities (which renormalises the clipped probabilities).
+    const Tensor logits = from_logits_ ? x : ops::unary(UnaryOp::log, clip(x, kEpsilon, kOneMinusEpsilon));
+    if (a.implicit_last) return negate(mul(onehot, sub(logits, logits)));
+    return negate(ops::sum(mul(onehot, ops::log_softmax(logits, -1)), -1));
+  }
+
+ private:
+  bool from_logits_ = false;
+};
+
+// sum(y_true * log(y_true / y_pred)) with both clipped to [eps, 1].
+class KLDivergence : public Loss {
+ public:
+  explicit KLDivergence(const Json& c) : Loss(c, "kl_divergence") { check_keys(c, "KLDivergence", {}); }
+  std::string class_name() const override { return "KLDivergence"; }
+  Tensor call(const Tensor& y_true, const Tensor& y_pred) const override {
+    const Aligned a = align("KLDivergence", y_true, y_pred);
+    check_broadcast("KLDivergence", a.y_true, a.y_pred);
+    const Tensor t = clip(a.y_true, kEpsilon, 1.f);
+    const Tensor p = clip(a.y_pred, kEpsilon, 1.f);
+    return sum_last(mul(t, ops::unary(UnaryOp::log, div(t, p))), a);
+  }
+};
+
+// mean(y_pred - y_true * log(y_pred + eps))
+class Poisson : public Loss {
+ public:
+  explicit Poisson(const Json& c) : Loss(c, "poisson") { check_keys(c, "Poisson", {}); }
+  std::string class_name() const override { return "Poisson"; }
+  Tensor call(const Tensor& y_true, const Tensor& y_pred) const override {
+    const Aligned a = align("Poisson", y_true, y_pred);
+    check_broadcast("Poisson", a.y_true, a.y_pred);
+    const Tensor logp = ops::unary(UnaryOp::log, add(a.y_pred, scalar(kEpsilon)));
+    return mean_last(sub(a.y_pred, mul(a.y_true, logp)), a);
+  }
+};
+
+}  // namespace
+
+LossPtr make_binary_crossentropy(const Json& c) { return std::make_shared<BinaryCrossentropy>(c); }
+LossPtr make_categorical_crossentropy(const Json& c) { return std::make_shared<CategoricalCrossentropy>(c); }
+LossPtr make_sparse_categorical_crossentropy(const Json& c) { return std::make_shared<SparseCategoricalCrossentropy>(c); }
+LossPtr make_kl_divergence(const Json& c) { return std::make_shared<KLDivergence>(c); }
+LossPtr make_poisson(const Json& c) { return std::make_shared<Poisson>(c); }
+
+}  // namespace kerascpp::losses::detail

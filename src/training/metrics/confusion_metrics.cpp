@@ -1,0 +1,265 @@
+// Precision, Recall and AUC (keras/src/metrics/confusion_metrics.py), with the confusion-matrix
+// update of keras/src/metrics/metrics_utils.py: the general path (one comparison per threshold)
+// and the bucketed path Keras takes for evenly spaced thresholds (AUC's default).
+#include <algorithm>
+#include <cmath>
+
+#include "training/metrics/metric_utils.h"
+
+namespace kerascpp::metrics::detail {
+namespace {
+
+constexpr double kEpsilon = 1e-7;     // backend.epsilon()
+constexpr float kNegInf = -1e10f;     // metrics_utils.NEG_INF
+
+double no_nan(double a, double b) { return b == 0 ? 0.0 : a / b; }
+
+struct Confusion {
+  std::vector<float> thresholds;  // float32, as Keras's threshold tensor
+  bool evenly = false;
+  std::vector<double> tp, fp, tn, fn;
+  void reset() { tp = fp = tn = fn = std::vector<double>(thresholds.size(), 0.0); }
+};
+
+// tf.math.top_k keeps the k largest along the last axis (the lower index first on ties); the rest
+// become NEG_INF (metrics_utils._filter_top_k).
+void filter_top_k(NdArray& p, int64_t k) {
+  const int64_t c = p.dim(-1);
+  std::vector<int64_t> idx(static_cast<size_t>(c));
+  for (int64_t r = 0; r < shape_size(p.shape) / std::max<int64_t>(c, 1); ++r) {
+    double* row = p.v.data() + r * c;
+    for (int64_t j = 0; j < c; ++j) idx[j] = j;
+    std::stable_sort(idx.begin(), idx.end(), [&](int64_t a, int64_t b) { return row[a] > row[b]; });
+    for (int64_t j = std::min(k, c); j < c; ++j) row[idx[j]] = kNegInf;
+  }
+}
+
+NdArray take_class(const NdArray& a, int64_t class_id, const std::string& who) {
+  KCPP_CHECK(a.rank() >= 2, ValueError, who, ": When class_id is provided, y_pred must be a 2D array with shape "
+             "(num_samples, num_classes), found shape: ", shape_str(a.shape));
+  const int64_t c = a.dim(-1);
+  KCPP_CHECK(class_id >= 0 && class_id < c, ValueError, who, ": class_id=", class_id, " is out of range for ", c,
+             " classes.");
+  NdArray out{a.shape, {}};
+  out.shape.back() = 1;
+  for (int64_t r = 0; r < shape_size(a.shape) / c; ++r) out.v.push_back(a.v[r * c + class_id]);
+  return out;
+}
+
+// metrics_utils.update_confusion_matrix_variables (multi_label False, no label_weights).
+void update_confusion(Confusion& m, const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight,
+                      int64_t top_k, int64_t class_id, bool from_logits, const std::string& who) {
+  NdArray t = to_nd(y_true, who, "y_true"), p = to_nd(y_pred, who, "y_pred");
+  if (from_logits)
+    for (double& v : p.v) v = 1.f / (1.f + std::exp(-static_cast<float>(v)));
+  squeeze_or_expand(p, t);
+  NdArray w;
+  const bool weighted = sample_weight.defined();
+  if (weighted) {
+    w = to_nd(sample_weight, who, "sample_weight");
+    w.shape.push_back(1);
+    NdArray t_copy = t;
+    squeeze_or_expand(t_copy, w, false);
+  }
+  if (top_k > 0) filter_top_k(p, top_k);
+  if (class_id >= 0) {
+    t = take_class(t, class_id, who);
+    p = take_class(p, class_id, who);
+  }
+  KCPP_CHECK(t.v.size() == p.v.size(), ValueError, who, ": y_true and y_pred must have the same number of values. "
+             "Received: y_true.shape=", shape_str(y_true.shape()), ", y_pred.shape=", shape_str(y_pred.shape()));
+  if (weighted) w = broadcast_to(w, p.shape, who + " (sample_weight)");
+  const size_t n = p.v.size(), nt = m.thresholds.size();
+  auto weight = [&](size_t j) { return weighted ? w.v[j] : 1.0; };
+  if (m.evenly) {
+    // _update_confusion_matrix_variables_optimized: bucket = ceil(p * (N - 1)) - 1 in float32.
+    const bool with_epsilon = m.thresholds.front() < 0.f || m.thresholds.back() > 1.f;
+    std::vector<double> tp_b(nt, 0.0), fp_b(nt, 0.0);
+    double total_true = 0, total_false = 0;
+    for (size_t j = 0; j < n; ++j) {
+      const float pj = std::min(std::max(static_cast<float>(p.v[j]), 0.f), 1.f);
+      float b = std::ceil(pj * (static_cast<float>(nt) - 1.f)) - 1.f;
+      if (with_epsilon) b = std::max(b, 0.f);
+      const bool label = t.v[j] != 0;
+      const double wj = weight(j);
+      (label ? total_true : total_false) += wj;
+      if (b < 0) continue;  // segment_sum drops negative ids
+      (label ? tp_b : fp_b)[static_cast<size_t>(b)] += wj;
+    }
+    double tp = 0, fp = 0;
+    for (size_t i = nt; i-- > 0;) {
+      tp += tp_b[i];
+      fp += fp_b[i];
+      m.tp[i] += tp;
+      m.fp[i] += fp;
+      m.tn[i] += total_false - fp;
+      m.fn[i] += total_true - tp;
+    }
+    return;
+  }
+  for (size_t i = 0; i < nt; ++i) {
+    for (size_t j = 0; j < n; ++j) {
+      const bool pos = static_cast<float>(p.v[j]) > m.thresholds[i];
+      const bool label = t.v[j] != 0;
+      const double wj = weight(j);
+      (label ? (pos ? m.tp : m.fn) : (pos ? m.fp : m.tn))[i] += wj;
+    }
+  }
+}
+
+// metrics_utils.is_evenly_distributed_thresholds (np.allclose with atol = epsilon).
+bool evenly(const std::vector<double>& t) {
+  const size_t n = t.size();
+  if (n < 3) return false;
+  for (size_t i = 0; i < n; ++i) {
+    const double e = static_cast<float>(static_cast<double>(i)) / static_cast<float>(n - 1);
+    if (std::fabs(t[i] - e) > kEpsilon + 1e-5 * std::fabs(e)) return false;
+  }
+  return true;
+}
+
+int64_t int_or(const Json& c, const char* key, int64_t fallback, const std::string& who) {
+  if (!c.is_object() || !c.contains(key) || c[key].is_null()) return fallback;
+  KCPP_CHECK(c[key].is_number_integer(), ValueError, who, ": `", key, "` must be an integer. Received: ", key, "=",
+             c[key].dump());
+  return c[key].get<int64_t>();
+}
+
+// Precision and Recall: one threshold (kerascpp's result() is one number), top_k, class_id.
+class PrecisionRecall : public Metric {
+ public:
+  PrecisionRecall(const Json& c, bool recall)
+      : Metric(c, recall ? "recall" : "precision"), recall_(recall) {
+    const std::string cls = class_name();
+    check_keys(c, cls, {"thresholds", "top_k", "class_id"});
+    top_k_ = int_or(c, "top_k", -1, cls);
+    class_id_ = int_or(c, "class_id", -1, cls);
+    Json thr = c.is_object() && c.contains("thresholds") ? c["thresholds"] : Json();
+    config_["thresholds"] = thr;
+    config_["top_k"] = top_k_ < 0 ? Json() : Json(top_k_);
+    config_["class_id"] = class_id_ < 0 ? Json() : Json(class_id_);
+    if (thr.is_array() && thr.size() == 1) thr = thr[0];
+    KCPP_CHECK(!thr.is_array(), NotImplementedError, cls, ": several thresholds are not supported (result() is "
+               "one number). Received: thresholds=", thr.dump());
+    KCPP_CHECK(thr.is_null() || thr.is_number(), ValueError, cls, ": `thresholds` must be a number. Received: ",
+               thr.dump());
+    const double t = thr.is_null() ? (top_k_ > 0 ? kNegInf : 0.5) : thr.get<double>();
+    KCPP_CHECK(thr.is_null() || (t >= 0 && t <= 1), ValueError,
+               "Threshold values must be in [0, 1]. Received: thresholds=", thr.dump());
+    m_.thresholds = {static_cast<float>(t)};
+    m_.reset();
+  }
+  std::string class_name() const override { return recall_ ? "Recall" : "Precision"; }
+  void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) override {
+    update_confusion(m_, y_true, y_pred, sample_weight, top_k_, class_id_, false, name());
+  }
+  double result() const override {
+    return no_nan(m_.tp[0], m_.tp[0] + (recall_ ? m_.fn[0] : m_.fp[0]));
+  }
+  void reset_state() override { m_.reset(); }
+
+ private:
+  bool recall_;
+  int64_t top_k_ = -1, class_id_ = -1;
+  Confusion m_;
+};
+
+class AUC : public Metric {
+ public:
+  explicit AUC(const Json& c) : Metric(c, "auc") {
+    check_keys(c, "AUC", {"num_thresholds", "curve", "summation_method", "thresholds", "multi_label", "num_labels",
+                          "label_weights", "from_logits"});
+    auto get = [&](const char* k) { return c.is_object() && c.contains(k) ? c[k] : Json(); };
+    KCPP_CHECK(!get("multi_label").is_boolean() || !get("multi_label").get<bool>(), NotImplementedError,
+               "AUC: multi_label=True is not supported yet.");
+    KCPP_CHECK(get("label_weights").is_null(), NotImplementedError, "AUC: label_weights are not supported yet.");
+    const std::string curve = get("curve").is_string() ? get("curve").get<std::string>() : "ROC";
+    KCPP_CHECK(curve == "ROC" || curve == "roc" || curve == "PR" || curve == "pr", ValueError,
+               "AUC: Invalid AUCCurve value: ", curve, ". Expected one of: ROC, PR");
+    pr_ = curve == "PR" || curve == "pr";
+    summation_ = get("summation_method").is_string() ? get("summation_method").get<std::string>() : "interpolation";
+    std::transform(summation_.begin(), summation_.end(), summation_.begin(), ::tolower);
+    KCPP_CHECK(summation_ == "interpolation" || summation_ == "majoring" || summation_ == "minoring", ValueError,
+               "AUC: Invalid AUC summation method value: ", summation_);
+    from_logits_ = get("from_logits").is_boolean() && get("from_logits").get<bool>();
+    std::vector<double> thr;
+    const Json given = get("thresholds");
+    if (!given.is_null()) {
+      KCPP_CHECK(given.is_array(), ValueError, "AUC: `thresholds` must be a list. Received: ", given.dump());
+      for (const Json& v : given) thr.push_back(v.get<double>());
+      std::sort(thr.begin(), thr.end());
+      std::vector<double> with_ends = {0.0};
+      with_ends.insert(with_ends.end(), thr.begin(), thr.end());
+      with_ends.push_back(1.0);
+      m_.evenly = evenly(with_ends);
+      num_thresholds_ = static_cast<int64_t>(thr.size()) + 2;
+    } else {
+      num_thresholds_ = int_or(c, "num_thresholds", 200, "AUC");
+      KCPP_CHECK(num_thresholds_ > 1, ValueError, "Argument `num_thresholds` must be an integer > 1. Received: "
+                 "num_thresholds=", num_thresholds_);
+      for (int64_t i = 0; i < num_thresholds_ - 2; ++i)
+        thr.push_back((static_cast<double>(i) + 1) * 1.0 / static_cast<double>(num_thresholds_ - 1));
+      m_.evenly = true;
+    }
+    m_.thresholds.push_back(static_cast<float>(0.0 - kEpsilon));
+    for (double t : thr) m_.thresholds.push_back(static_cast<float>(t));
+    m_.thresholds.push_back(static_cast<float>(1.0 + kEpsilon));
+    m_.reset();
+    config_ = {{"num_thresholds", num_thresholds_}, {"curve", pr_ ? "PR" : "ROC"}, {"summation_method", summation_},
+               {"multi_label", false}, {"num_labels", nullptr}, {"label_weights", nullptr},
+               {"from_logits", from_logits_}};
+    if (!given.is_null()) config_["thresholds"] = thr;
+  }
+  std::string class_name() const override { return "AUC"; }
+  void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) override {
+    update_confusion(m_, y_true, y_pred, sample_weight, -1, -1, from_logits_, name());
+  }
+  void reset_state() override { m_.reset(); }
+
+  double result() const override {
+    const size_t n = m_.tp.size();
+    const auto &tp = m_.tp, &fp = m_.fp, &tn = m_.tn, &fn = m_.fn;
+    double sum = 0;
+    if (pr_ && summation_ == "interpolation") {  // AUC.interpolate_pr_auc (Davis & Goadrich 2006)
+      for (size_t i = 0; i + 1 < n; ++i) {
+        const double dtp = tp[i] - tp[i + 1];
+        const double p0 = tp[i] + fp[i], p1 = tp[i + 1] + fp[i + 1];
+        const double slope = no_nan(dtp, std::max(p0 - p1, 0.0));
+        const double intercept = tp[i + 1] - slope * p1;
+        const double ratio = p0 > 0 && p1 > 0 ? no_nan(p0, std::max(p1, 0.0)) : 1.0;
+        sum += no_nan(slope * (dtp + intercept * std::log(ratio)), std::max(tp[i + 1] + fn[i + 1], 0.0));
+      }
+      return sum;
+    }
+    std::vector<double> x(n), y(n);
+    for (size_t i = 0; i < n; ++i) {
+      const double recall = no_nan(tp[i], tp[i] + fn[i]);
+      x[i] = pr_ ? recall : no_nan(fp[i], fp[i] + tn[i]);
+      y[i] = pr_ ? no_nan(tp[i], tp[i] + fp[i]) : recall;
+    }
+    for (size_t i = 0; i + 1 < n; ++i) {
+      const double h = summation_ == "interpolation" ? (y[i] + y[i + 1]) / 2.0
+                       : summation_ == "minoring"    ? std::min(y[i], y[i + 1])
+                                                     : std::max(y[i], y[i + 1]);
+      sum += (x[i] - x[i + 1]) * h;
+    }
+    return sum;
+  }
+
+ private:
+  bool pr_ = false, from_logits_ = false;
+  std::string summation_;
+  int64_t num_thresholds_ = 200;
+  Confusion m_;
+};
+
+}  // namespace
+
+MetricPtr make_confusion_metric(const std::string& cls, const Json& c) {
+  if (cls == "Precision") return std::make_shared<PrecisionRecall>(c, false);
+  if (cls == "Recall") return std::make_shared<PrecisionRecall>(c, true);
+  if (cls == "AUC") return std::make_shared<AUC>(c);
+  return nullptr;
+}
+
+}  // namespace kerascpp::metrics::detail

@@ -1,0 +1,125 @@
+// metrics::get: compile(metrics=[...]) identifiers (keras/src/metrics/__init__.py
+// ALL_OBJECTS_DICT and keras/src/trainers/compile_utils.py get_metric), and the one list of the
+// metric classes kerascpp knows.
+#include <algorithm>
+#include <cctype>
+
+#include "training/metrics/metric_utils.h"
+
+namespace kerascpp::metrics {
+namespace {
+
+struct Entry {
+  const char* class_name;
+  const char* snake_name;  // to_snake_case(class_name), also a Keras identifier
+};
+
+// Keras's metric classes that kerascpp implements.
+const std::vector<Entry>& table() {
+  static const std::vector<Entry> t = {
+      {"Mean", "mean"},
+      {"Accuracy", "accuracy"},
+      {"BinaryAccuracy", "binary_accuracy"},
+      {"CategoricalAccuracy", "categorical_accuracy"},
+      {"SparseCategoricalAccuracy", "sparse_categorical_accuracy"},
+      {"TopKCategoricalAccuracy", "top_k_categorical_accuracy"},
+      {"SparseTopKCategoricalAccuracy", "sparse_top_k_categorical_accuracy"},
+      {"MeanSquaredError", "mean_squared_error"},
+      {"MeanAbsoluteError", "mean_absolute_error"},
+      {"MeanAbsolutePercentageError", "mean_absolute_percentage_error"},
+      {"MeanSquaredLogarithmicError", "mean_squared_logarithmic_error"},
+      {"RootMeanSquaredError", "root_mean_squared_error"},
+      {"LogCoshError", "log_cosh_error"},
+      {"KLDivergence", "kl_divergence"},
+      {"Poisson", "poisson"},
+      {"BinaryCrossentropy", "binary_crossentropy"},
+      {"CategoricalCrossentropy", "categorical_crossentropy"},
+      {"SparseCategoricalCrossentropy", "sparse_categorical_crossentropy"},
+      {"Hinge", "hinge"},
+      {"SquaredHinge", "squared_hinge"},
+      {"CategoricalHinge", "categorical_hinge"},
+      {"Precision", "precision"},
+      {"Recall", "recall"},
+      {"AUC", "auc"},
+  };
+  return t;
+}
+
+// The aliases of keras/src/metrics/__init__.py.
+const std::vector<std::pair<const char*, const char*>>& aliases() {
+  static const std::vector<std::pair<const char*, const char*>> a = {
+      {"bce", "BinaryCrossentropy"}, {"BCE", "BinaryCrossentropy"}, {"mse", "MeanSquaredError"},
+      {"MSE", "MeanSquaredError"}, {"mae", "MeanAbsoluteError"}, {"MAE", "MeanAbsoluteError"},
+      {"mape", "MeanAbsolutePercentageError"}, {"MAPE", "MeanAbsolutePercentageError"},
+      {"msle", "MeanSquaredLogarithmicError"}, {"MSLE", "MeanSquaredLogarithmicError"}};
+  return a;
+}
+
+std::string known_list() {
+  std::string s = "accuracy, acc";
+  for (const Entry& e : table()) s += std::string(", ") + e.class_name + ", " + e.snake_name;
+  for (const auto& [a, cls] : aliases()) s += std::string(", ") + a;
+  return s;
+}
+
+MetricPtr make(const std::string& cls, const Json& config) {
+  if (cls == "Mean") {
+    detail::check_keys(config, "Mean", {});
+    return std::make_shared<Mean>(detail::name_in(config, "mean"));
+  }
+  if (MetricPtr m = detail::make_accuracy_metric(cls, config)) return m;
+  if (MetricPtr m = detail::make_regression_metric(cls, config)) return m;
+  return detail::make_confusion_metric(cls, config);
+}
+
+// The class a string names, or "".
+std::string class_for(const std::string& id) {
+  for (const Entry& e : table())
+    if (id == e.class_name || id == e.snake_name) return e.class_name;
+  for (const auto& [a, cls] : aliases())
+    if (id == a) return cls;
+  return "";
+}
+
+}  // namespace
+
+MetricPtr get(const Json& identifier, const Shape& y_pred_shape, const std::string& loss_name) {
+  if (identifier.is_string()) {
+    const std::string id = identifier.get<std::string>();
+    std::string lower = id;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    std::string cls;
+    if (lower == "accuracy" || lower == "acc") {
+      // compile_utils.is_binary_or_sparse_categorical decides from y_true and y_pred: binary when
+      // y_pred's last dim is 1; sparse when y_true has a lower rank (or a last dim of 1 against
+      // classes). kerascpp sees no y_true here: a sparse categorical crossentropy loss stands for it.
+      const bool binary = !y_pred_shape.empty() && y_pred_shape.back() == 1;
+      const bool sparse = loss_name == "sparse_categorical_crossentropy" || loss_name == "SparseCategoricalCrossentropy";
+      cls = binary ? "BinaryAccuracy" : sparse ? "SparseCategoricalAccuracy" : "CategoricalAccuracy";
+    } else {
+      cls = class_for(id);
+    }
+    KCPP_CHECK(!cls.empty(), ValueError, "Could not interpret metric identifier: ", id, ". Known metrics: ",
+               known_list());
+    // compile() names a metric given by string after the string ("mae" logs as "mae").
+    return make(cls, Json{{"name", id}});
+  }
+  KCPP_CHECK(identifier.is_object() && identifier.contains("class_name") && identifier["class_name"].is_string(),
+             ValueError, "Could not interpret metric identifier: ", identifier.dump(),
+             ". Expected a name or a dict with 'class_name' and 'config'.");
+  const std::string cls = identifier["class_name"].get<std::string>();
+  const Json config = identifier.contains("config") ? identifier["config"] : Json::object();
+  if (cls == "function" && config.is_string()) return get(config, y_pred_shape, loss_name);
+  for (const Entry& e : table())
+    if (cls == e.class_name) return make(cls, config.is_null() ? Json::object() : config);
+  KCPP_THROW(ValueError, "Could not interpret metric identifier: ", identifier.dump(), ". Unknown class_name '", cls,
+             "'. Known metrics: ", known_list());
+}
+
+std::vector<std::string> known_metrics() {
+  std::vector<std::string> names;
+  for (const Entry& e : table()) names.emplace_back(e.class_name);
+  return names;
+}
+
+}  // namespace kerascpp::metrics

@@ -1,0 +1,138 @@
+// Metrics against real Keras 3 (tests/fixtures/training/losses_metrics.json): results over
+// several batches, names (the keys of fit's logs), configs and errors.
+#include <regex>
+
+#include <gtest/gtest.h>
+
+#include "../fixture_json.h"
+#include "kerascpp/metrics.h"
+
+namespace kerascpp {
+namespace {
+
+using metrics::Json;
+using testing::close;
+using testing::tensor_from_json;
+
+// Keras names a metric built from a config without a name by auto_name ("precision_3": a
+// process-wide counter); kerascpp keeps the class's base name.
+bool same_name(const std::string& got, const std::string& keras) {
+  return got == keras || std::regex_match(keras, std::regex(got + "_[0-9]+"));
+}
+
+double run(metrics::Metric& m, const Json& batches) {
+  for (const Json& b : batches)
+    m.update_state(tensor_from_json(b["y_true"]), tensor_from_json(b["y_pred"]), tensor_from_json(b["sample_weight"]));
+  return m.result();
+}
+
+TEST(Metrics, MatchKeras) {
+  const Json& cases = testing::losses_metrics_fixture()["metrics"];
+  ASSERT_GT(cases.size(), 40u);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Json& c = cases[i];
+    const std::string what = "case " + std::to_string(i) + " " + c["id"].dump() + " " + c["note"].get<std::string>();
+    metrics::MetricPtr m = metrics::get(c["id"], c["y_pred_shape"].get<Shape>(), c["loss"].get<std::string>());
+    EXPECT_EQ(m->class_name(), c["class_name"].get<std::string>()) << what;
+    EXPECT_TRUE(same_name(m->name(), c["name"].get<std::string>())) << what << ": " << m->name();
+    const double want = c["result"].get<double>();
+    const double got = run(*m, c["batches"]);
+    EXPECT_TRUE(close(got, want)) << what << ": got " << got << ", want " << want;
+    m->reset_state();
+    EXPECT_EQ(m->result(), 0.0) << what;
+    EXPECT_TRUE(close(run(*m, c["batches"]), want)) << what << " after reset_state";
+    const Json config = m->get_config();
+    for (const auto& [k, v] : c["config"].items()) {
+      if (k == "name") continue;
+      ASSERT_TRUE(config.contains(k)) << what << ": missing " << k << " in " << config.dump();
+      if (v.is_number())
+        EXPECT_DOUBLE_EQ(config[k].get<double>(), v.get<double>()) << what << ": " << k;
+      else
+        EXPECT_EQ(config[k], v) << what << ": " << k;
+    }
+  }
+}
+
+TEST(Metrics, ConfigRoundTrip) {
+  for (const Json& c : testing::losses_metrics_fixture()["metrics"]) {
+    metrics::MetricPtr a = metrics::get(c["id"], c["y_pred_shape"].get<Shape>(), c["loss"].get<std::string>());
+    metrics::MetricPtr b = metrics::get(Json{{"module", "keras.metrics"}, {"class_name", a->class_name()},
+                                             {"config", a->get_config()}, {"registered_name", nullptr}});
+    EXPECT_EQ(b->get_config(), a->get_config());
+    EXPECT_EQ(b->name(), a->name());
+    EXPECT_TRUE(close(run(*b, c["batches"]), c["result"].get<double>())) << c["id"].dump();
+  }
+}
+
+// compile(metrics=[...]) with these strings: Keras's fit logs each under the string itself.
+TEST(Metrics, LogNamesAreTheIdentifiers) {
+  const Json& ln = testing::losses_metrics_fixture()["log_names"];
+  const std::vector<std::string> keys = ln["history_keys"].get<std::vector<std::string>>();
+  for (const Json& id : ln["identifiers"]) {
+    metrics::MetricPtr m = metrics::get(id, {-1, 1}, "binary_crossentropy");
+    EXPECT_EQ(m->name(), id.get<std::string>());
+    EXPECT_NE(std::find(keys.begin(), keys.end(), m->name()), keys.end()) << m->name();
+    EXPECT_NE(std::find(keys.begin(), keys.end(), "val_" + m->name()), keys.end()) << m->name();
+  }
+}
+
+TEST(Metrics, AccuracyResolution) {
+  EXPECT_EQ(metrics::get("accuracy", {-1, 1}, "binary_crossentropy")->class_name(), "BinaryAccuracy");
+  EXPECT_EQ(metrics::get("acc", {-1, 1}, "mse")->class_name(), "BinaryAccuracy");
+  EXPECT_EQ(metrics::get("accuracy", {-1, 10}, "sparse_categorical_crossentropy")->class_name(),
+            "SparseCategoricalAccuracy");
+  EXPECT_EQ(metrics::get("Accuracy", {-1, 10}, "SparseCategoricalCrossentropy")->name(), "Accuracy");
+  EXPECT_EQ(metrics::get("accuracy", {-1, 10}, "categorical_crossentropy")->class_name(), "CategoricalAccuracy");
+  // Keras 3 decides from the shapes, not the loss: a multi-label BCE output gets CategoricalAccuracy.
+  EXPECT_EQ(metrics::get("accuracy", {-1, 5}, "binary_crossentropy")->class_name(), "CategoricalAccuracy");
+  EXPECT_EQ(metrics::get(Json{{"class_name", "Accuracy"}, {"config", Json::object()}})->class_name(), "Accuracy");
+  // The string "Accuracy" is resolved like "accuracy" (compile_utils lower-cases it).
+  EXPECT_EQ(metrics::get("Accuracy", {-1, 10})->class_name(), "CategoricalAccuracy");
+  for (const std::string& cls : metrics::known_metrics())
+    if (cls != "Accuracy") EXPECT_EQ(metrics::get(cls)->class_name(), cls);
+}
+
+TEST(Metrics, Mean) {
+  metrics::Mean m("loss");
+  m.update_state(Tensor::from_vector({4}, {1, 2, 3, 4}), Tensor(), Tensor::from_vector({4}, {1, 1, 0, 0}));
+  EXPECT_DOUBLE_EQ(m.result(), 1.5);
+  m.add(9.0, 2.0);
+  EXPECT_DOUBLE_EQ(m.result(), (3.0 + 18.0) / 4.0);
+  m.reset_state();
+  EXPECT_EQ(m.result(), 0.0);
+  EXPECT_EQ(m.get_config(), (Json{{"name", "loss"}, {"dtype", "float32"}}));
+}
+
+template <typename E>
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+TEST(Metrics, Errors) {
+  std::string m = error_of<ValueError>([] { metrics::get("acuracy"); });
+  EXPECT_NE(m.find("acuracy"), std::string::npos) << m;
+  EXPECT_NE(m.find("binary_accuracy"), std::string::npos) << m;
+  m = error_of<ValueError>([] { metrics::get(Json{{"class_name", "F1Score"}, {"config", Json::object()}}); });
+  EXPECT_NE(m.find("F1Score"), std::string::npos) << m;
+  m = error_of<ValueError>([] { metrics::get(Json{{"class_name", "BinaryAccuracy"}, {"config", {{"treshold", 1}}}}); });
+  EXPECT_NE(m.find("treshold"), std::string::npos) << m;
+  EXPECT_THROW(metrics::get(Json{{"class_name", "Precision"}, {"config", {{"thresholds", {0.2, 0.5}}}}}),
+               NotImplementedError);
+  EXPECT_THROW(metrics::get(Json{{"class_name", "Recall"}, {"config", {{"thresholds", 1.5}}}}), ValueError);
+  EXPECT_THROW(metrics::get(Json{{"class_name", "AUC"}, {"config", {{"curve", "XY"}}}}), ValueError);
+  EXPECT_THROW(metrics::get(Json{{"class_name", "AUC"}, {"config", {{"multi_label", true}}}}), NotImplementedError);
+  metrics::MetricPtr acc = metrics::get("binary_accuracy");
+  m = error_of<ValueError>([&] { acc->update_state(Tensor::zeros({4, 3}), Tensor::zeros({4, 2})); });
+  EXPECT_NE(m.find("(4, 3)"), std::string::npos) << m;
+  metrics::MetricPtr mse = metrics::get("mse");
+  m = error_of<ValueError>([&] { mse->update_state(Tensor::zeros({4, 3}), Tensor::zeros({4, 2})); });
+  EXPECT_NE(m.find("MeanSquaredError"), std::string::npos) << m;
+}
+
+}  // namespace
+}  // namespace kerascpp
