@@ -57,14 +57,15 @@ class Optimizer {
   int64_t iterations() const;
   // The learning rate used by the next step: the schedule's value at iterations(), or the variable.
   double learning_rate() const;
-  // Sets the learning-rate variable (ReduceLROnPlateau, LearningRateScheduler); ValueError when the
-  // learning rate is a schedule, as Keras.
+  // Sets the learning-rate variable (ReduceLROnPlateau, LearningRateScheduler); TypeError when the
+  // learning rate is a schedule, as Keras (base_optimizer.py, learning_rate setter).
   void set_learning_rate(double lr);
   bool has_schedule() const { return schedule_ != nullptr; }
 
   // Every optimizer variable in Keras 3's order (optimizer.variables): iterations (int64), then
   // learning_rate (float32, absent with a schedule), then the slots in the order Keras creates them.
-  // Their path() is Keras 3's variable path ("adam/m_dense_kernel" style, see optimizer_test).
+  // Their path() is Keras 3's: "<name>/iteration", "<name>/learning_rate", then
+  // "<name>/<var path with '/' -> '_'>_<slot>" ("adam/dense_kernel_momentum"); see optimizers_test.
   std::vector<VariablePtr> variables() const;
   // Keras 3 get_config(): name, learning_rate (or the schedule's {"module", "class_name", "config"...}),
   // weight_decay, clipnorm, global_clipnorm, clipvalue, use_ema, ..., plus the class's keys.
@@ -73,6 +74,11 @@ class Optimizer {
  protected:
   // Adds a slot for `var`, zero (or `initial`), named as Keras names it (e.g. "momentum", "velocity").
   VariablePtr add_slot(const Variable& var, const std::string& slot_name, float initial = 0.f);
+  // Adds an optimizer variable not tied to a model variable (Nadam's u_product); path "<name>/<var_name>".
+  VariablePtr add_variable(const std::string& var_name, const Shape& shape, float initial);
+  // Called once per apply_gradients before the per-variable update_step calls (Keras's
+  // _backend_update_step; Nadam updates its u_product there). step as in update_step.
+  virtual void before_update_steps(double step) {}
   // Create the slots for vars, in Keras's order.
   virtual void do_build(const std::vector<VariablePtr>& vars) = 0;
   // Update variable `index` of the built list in place with its (clipped) gradient. lr: this step's

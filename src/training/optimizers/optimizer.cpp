@@ -1,0 +1,287 @@
+// The optimizer base (keras/src/optimizers/base_optimizer.py, Keras 3.15): variables, build,
+// apply_gradients with clipping and weight decay, learning rate, get_config, and get().
+//
+// How the optimizer's state is named in saved files (measured on Keras 3.15.1 and tf_keras 2.21.0
+// by compiling Sequential([Input((3,)), Dense(2, name="dense"), Dense(1, name="dense_1")]),
+// fitting 2 epochs and listing the files with h5py):
+//
+// tf_keras 2.x legacy .h5 (model.save("m.h5")): group /optimizer_weights, attribute weight_names
+// lists the datasets in optimizer.variables order; each name is an HDF5 path inside the group.
+// learning_rate is NOT saved as a weight (it lives in training_config). The group has no other
+// attributes. New tf_keras optimizers (tf_keras.optimizers.Adam, is_legacy_optimizer=false):
+//   SGD(momentum=0.9): iteration:0 (int64 scalar), SGD/m/dense/kernel:0, SGD/m/dense/bias:0,
+//                      SGD/m/dense_1/kernel:0, SGD/m/dense_1/bias:0
+//   Adam:              iteration:0, Adam/m/dense/kernel:0, Adam/v/dense/kernel:0,
+//                      Adam/m/dense/bias:0, Adam/v/dense/bias:0, Adam/m/dense_1/kernel:0,
+//                      Adam/v/dense_1/kernel:0, Adam/m/dense_1/bias:0, Adam/v/dense_1/bias:0
+//   (the prefix is the optimizer's name, "SGD"/"Adam" by default; m and v interleaved per
+//   variable; iteration:0 has no prefix). training_config.optimizer_config is
+//   {"class_name": "Custom>Adam", "config": {name, weight_decay, clipnorm, global_clipnorm,
+//   clipvalue, use_ema, ema_momentum, ema_overwrite_frequency, jit_compile, is_legacy_optimizer,
+//   learning_rate (float32 value as double), beta_1, ...}}.
+// Legacy tf_keras optimizers (tf_keras.optimizers.legacy.*, the Keras 2.x <= 2.10 kind):
+//   SGD(momentum=0.9): SGD/iter:0 (int64), SGD/dense/kernel/momentum:0, SGD/dense/bias/momentum:0,
+//                      SGD/dense_1/kernel/momentum:0, SGD/dense_1/bias/momentum:0
+//   Adam:              Adam/iter:0, then all m (Adam/dense/kernel/m:0, Adam/dense/bias/m:0,
+//                      Adam/dense_1/kernel/m:0, Adam/dense_1/bias/m:0), then all v (.../v:0)
+//   training_config: {"class_name": "Adam", "config": {name, learning_rate, decay, beta_1 (as
+//   float32: 0.8999999761581421), beta_2, epsilon, amsgrad}}.
+//
+// Keras 3 legacy .h5 (model.save("m.h5")): /optimizer_weights with attribute weight_names =
+// the variable paths in optimizer.variables order, each an HDF5 path inside the group:
+//   SGD(momentum=0.9): sgd/iteration (int64 scalar), sgd/learning_rate (float32 scalar),
+//     sgd/sequential_dense_kernel_momentum, sgd/sequential_dense_bias_momentum,
+//     sgd/sequential_dense_1_kernel_momentum, sgd/sequential_dense_1_bias_momentum
+//   Adam: adam/iteration, adam/learning_rate, adam/sequential_dense_kernel_momentum,
+//     adam/sequential_dense_kernel_velocity, adam/sequential_dense_bias_momentum,
+//     adam/sequential_dense_bias_velocity, ... (momentum and velocity interleaved per variable)
+//   (the model's variable paths include the model name, "sequential/dense/kernel"; slot names
+//   replace "/" by "_"). training_config.optimizer_config = {"class_name": "Adam", "config":
+//   get_config()} (no module key).
+// Keras 3 .keras (and .weights.h5): model.weights.h5 holds /optimizer/vars (attribute
+// name="adam") with datasets "0", "1", ... N-1 in optimizer.variables order: 0 = iteration
+// (int64 scalar), 1 = learning_rate (float32 scalar, absent with a schedule, which shifts the
+// slots down by one), then the slots. /optimizer has no attributes. config.json's
+// compile_config.optimizer = {"module": "keras.optimizers", "class_name": "Adam", "config":
+// get_config(), "registered_name": null}. (Quirk seen: after model.save("m.h5") in the same
+// process, a later model.save("m.keras") wrote a compile_config without the optimizer key.)
+// Nadam adds one more variable after its slots: "<name>/variable" (u_product, float32 scalar).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "core/naming.h"
+#include "training/optimizers/optimizer_impl.h"
+
+namespace kerascpp::optimizers {
+
+Optimizer::Optimizer(const Json& config, const std::string& default_name) : config_(config) {
+  KCPP_CHECK(config_.is_object(), ValueError, "Optimizer config must be a dict. Received: ", config_.dump());
+  const Json& name = config_["name"];
+  name_ = name.is_string() ? name.get<std::string>() : unique_name(default_name);
+  config_["name"] = name_;
+
+  auto optional = [&](const char* key) {
+    const Json& v = config_[key];
+    if (v.is_null()) return -1.0;
+    return detail::number(config_, key);
+  };
+  clipnorm_ = optional("clipnorm");
+  clipvalue_ = optional("clipvalue");
+  global_clipnorm_ = optional("global_clipnorm");
+  const int clip_args = !config_["clipnorm"].is_null() + !config_["clipvalue"].is_null() +
+                        !config_["global_clipnorm"].is_null();
+  KCPP_CHECK(clip_args <= 1, ValueError,
+             "Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. Received: clipnorm=",
+             config_["clipnorm"].dump(), ", clipvalue=", config_["clipvalue"].dump(),
+             ", global_clipnorm=", config_["global_clipnorm"].dump());
+  weight_decay_ = config_["weight_decay"].is_null() ? 0.0 : detail::number(config_, "weight_decay");
+  if (!config_["loss_scale_factor"].is_null()) detail::number(config_, "loss_scale_factor");
+
+  iterations_ = std::make_shared<Variable>("iteration", name_ + "/iteration", Tensor::zeros({}, DType::int64),
+                                           false);
+  const Json& lr = config_["learning_rate"];
+  if (lr.is_object()) {
+    schedule_ = schedule_from_config(lr);
+  } else {
+    KCPP_CHECK(lr.is_number(), ValueError,
+               "Argument `learning_rate` should be float, or an instance of LearningRateSchedule. "
+               "Received instead: learning_rate=", lr.dump());
+    learning_rate_ = std::make_shared<Variable>("learning_rate", name_ + "/learning_rate",
+                                                Tensor::zeros({}, DType::float32), false);
+    learning_rate_->value().data<float>()[0] = detail::f32(lr.get<double>());
+  }
+}
+
+void Optimizer::build(const std::vector<VariablePtr>& vars) {
+  if (built_) {
+    bool same = vars.size() == built_for_.size();
+    for (size_t i = 0; same && i < vars.size(); ++i) same = vars[i].get() == built_for_[i];
+    KCPP_CHECK(same, ValueError, "Optimizer '", name_,
+               "' is already built for other variables. When working with a new set of variables, "
+               "you should recreate a new optimizer instance.");
+    return;
+  }
+  for (const auto& v : vars) {
+    KCPP_CHECK(v != nullptr, ValueError, "Optimizer '", name_, "' cannot be built on a null variable.");
+    KCPP_CHECK(v->dtype() == DType::float32, NotImplementedError, "Optimizer '", name_,
+               "' updates float32 variables only. Received: variable '", v->path(), "' of dtype ",
+               dtype_name(v->dtype()));
+  }
+  built_for_.clear();
+  for (const auto& v : vars) built_for_.push_back(v.get());
+  do_build(vars);
+  built_ = true;
+}
+
+VariablePtr Optimizer::add_variable(const std::string& var_name, const Shape& shape, float initial) {
+  Tensor t = Tensor::zeros(shape, DType::float32);
+  if (initial != 0.f) std::fill_n(t.data<float>(), t.size(), initial);
+  auto v = std::make_shared<Variable>(var_name, name_ + "/" + var_name, t, false);
+  slots_.push_back(v);
+  return v;
+}
+
+VariablePtr Optimizer::add_slot(const Variable& var, const std::string& slot_name, float initial) {
+  // base_optimizer.add_variable_from_reference: f"{reference_variable.path.replace('/', '_')}_{name}".
+  std::string ref = var.path().empty() ? var.name() : var.path();
+  for (char& c : ref)
+    if (c == '/' || (var.path().empty() && c == ':')) c = '_';
+  return add_variable(ref + "_" + slot_name, var.shape(), initial);
+}
+
+int64_t Optimizer::iterations() const { return iterations_->value().data<int64_t>()[0]; }
+
+double Optimizer::learning_rate() const {
+  if (schedule_) return (*schedule_)(iterations());
+  return learning_rate_->value().data<float>()[0];
+}
+
+void Optimizer::set_learning_rate(double lr) {
+  KCPP_CHECK(!schedule_, TypeError,
+             "This optimizer was created with a `LearningRateSchedule` object as its `learning_rate` "
+             "constructor argument, hence its learning rate is not settable. If you need the learning "
+             "rate to be settable, you should instantiate the optimizer with a float `learning_rate` "
+             "argument.");
+  learning_rate_->value().data<float>()[0] = detail::f32(lr);
+  learning_rate_->mark_updated();
+}
+
+std::vector<VariablePtr> Optimizer::variables() const {
+  std::vector<VariablePtr> out{iterations_};
+  if (learning_rate_) out.push_back(learning_rate_);
+  out.insert(out.end(), slots_.begin(), slots_.end());
+  return out;
+}
+
+Json Optimizer::get_config() const {
+  Json lr;
+  if (schedule_) {
+    // learning_rate_schedule.serialize -> serialize_keras_object.
+    lr = Json{{"module", "keras.optimizers.schedules"}, {"class_name", schedule_->class_name()},
+              {"config", schedule_->get_config()}, {"registered_name", nullptr}};
+  } else {
+    lr = static_cast<double>(learning_rate_->value().data<float>()[0]);  // float(variable.numpy())
+  }
+  Json c = {{"name", name_}, {"learning_rate", lr}};
+  for (const char* key : {"weight_decay", "clipnorm", "global_clipnorm", "clipvalue", "use_ema", "ema_momentum",
+                          "ema_overwrite_frequency", "loss_scale_factor", "gradient_accumulation_steps"})
+    c[key] = config_.value(key, Json());
+  c.update(own_config());
+  return c;
+}
+
+namespace {
+
+// base_optimizer._clip_by_norm (TF: tf.clip_by_norm): g * clipnorm / max(||g||, clipnorm), float32.
+void clip_by_norm(std::vector<float>& g, float clipnorm) {
+  float l2sum = 0.f;
+  for (float x : g) l2sum += x * x;
+  const float l2norm = l2sum > 0.f ? std::sqrt(l2sum) : l2sum;
+  const float denom = std::max(l2norm, clipnorm);
+  for (float& x : g) x = (x * clipnorm) / denom;
+}
+
+// base_optimizer.clip_by_global_norm.
+void clip_by_global_norm(std::vector<std::vector<float>>& grads, double clip_norm) {
+  float squared = 0.f;
+  for (const auto& g : grads) {
+    float s = 0.f;
+    for (float x : g) s += x * x;
+    squared += s;
+  }
+  const float use_norm = std::sqrt(squared);
+  // clip_norm * minimum(1.0 / use_norm, 1.0 / clip_norm): the second quotient is a Python double.
+  const float scale_for_finite = detail::f32(clip_norm) * std::min(1.0f / use_norm, detail::f32(1.0 / clip_norm));
+  const float scale = scale_for_finite + (use_norm - use_norm);  // NaN for a non-finite norm
+  for (auto& g : grads)
+    for (float& x : g) x *= scale;
+}
+
+}  // namespace
+
+void Optimizer::apply_gradients(const std::vector<Tensor>& grads, const std::vector<VariablePtr>& vars) {
+  KCPP_CHECK(grads.size() == vars.size(), ValueError, "Optimizer '", name_, "' received ", grads.size(),
+             " gradients for ", vars.size(), " variables; they must match one to one.");
+  if (grads.empty()) return;  // base_optimizer.apply: an empty list is a no-op
+  // Validate everything before writing anything: on error nothing has changed.
+  bool any = false;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    KCPP_CHECK(vars[i] != nullptr, ValueError, "Optimizer '", name_, "' received a null variable at index ", i);
+    if (!grads[i].defined()) continue;
+    any = true;
+    KCPP_CHECK(grads[i].shape() == vars[i]->shape(), ValueError, "Gradient for variable '", vars[i]->path(),
+               "' has shape ", shape_str(grads[i].shape()), ", which does not match the variable's shape ",
+               shape_str(vars[i]->shape()));
+    const DType gd = grads[i].dtype();
+    KCPP_CHECK(gd == DType::float32 || gd == DType::float64 || gd == DType::float16 || gd == DType::bfloat16,
+               ValueError, "Gradient for variable '", vars[i]->path(), "' must be a float tensor. Received: dtype=",
+               dtype_name(gd));
+  }
+  std::vector<size_t> index(vars.size());
+  if (built_) {
+    for (size_t i = 0; i < vars.size(); ++i) {
+      auto it = std::find(built_for_.begin(), built_for_.end(), vars[i].get());
+      KCPP_CHECK(it != built_for_.end(), ValueError, "Unknown variable: '", vars[i]->path(),
+                 "'. This optimizer can only be called for the variables it was originally built with. When "
+                 "working with a new set of variables, you should recreate a new optimizer instance.");
+      index[i] = static_cast<size_t>(it - built_for_.begin());
+    }
+  } else {
+    for (const auto& v : vars)
+      KCPP_CHECK(v->dtype() == DType::float32, NotImplementedError, "Optimizer '", name_,
+                 "' updates float32 variables only. Received: variable '", v->path(), "' of dtype ",
+                 dtype_name(v->dtype()));
+    for (size_t i = 0; i < vars.size(); ++i) index[i] = i;
+  }
+  KCPP_CHECK(any, ValueError, "No gradients provided for any variable.");
+  if (!built_) build(vars);
+
+  // Undefined gradients are skipped (base_optimizer._filter_empty_gradients). Work on copies.
+  std::vector<size_t> which;
+  std::vector<std::vector<float>> g;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    if (!grads[i].defined()) continue;
+    Tensor t = grads[i].dtype() == DType::float32 ? grads[i] : grads[i].astype(DType::float32);
+    which.push_back(i);
+    g.emplace_back(t.data<float>(), t.data<float>() + t.size());
+  }
+  if (!config_["loss_scale_factor"].is_null()) {
+    const float scale = detail::f32(config_["loss_scale_factor"].get<double>());
+    for (auto& gi : g)
+      for (float& x : gi) x = x / scale;
+  }
+  // base_optimizer._clip_gradients: `if self.clipnorm and self.clipnorm > 0` etc.
+  if (clipnorm_ > 0) {
+    for (auto& gi : g) clip_by_norm(gi, detail::f32(clipnorm_));
+  } else if (global_clipnorm_ > 0) {
+    clip_by_global_norm(g, global_clipnorm_);
+  } else if (clipvalue_ > 0) {
+    const float v = detail::f32(clipvalue_);
+    for (auto& gi : g)
+      for (float& x : gi) x = std::min(std::max(x, -v), v);
+  }
+
+  const float lr = detail::f32(learning_rate());
+  // base_optimizer._apply_weight_decay (TF: variable.assign_sub(variable * wd * lr)), before the update.
+  if (!config_["weight_decay"].is_null()) {
+    const float wd = detail::f32(weight_decay_);
+    for (size_t i : which) {
+      float* p = vars[i]->value().data<float>();
+      const int64_t n = vars[i]->value().size();
+      for (int64_t k = 0; k < n; ++k) p[k] = p[k] - (p[k] * wd) * lr;
+    }
+  }
+  const double step = static_cast<double>(iterations() + 1);
+  before_update_steps(step);
+  for (size_t k = 0; k < which.size(); ++k) {
+    Variable& var = *vars[which[k]];
+    const Tensor gt = Tensor::from_vector(var.shape(), g[k]);
+    update_step(gt, var, index[which[k]], lr, step);
+    var.mark_updated();
+  }
+  iterations_->value().data<int64_t>()[0] += 1;
+  iterations_->mark_updated();
+}
+
+}  // namespace kerascpp::optimizers

@@ -1,0 +1,169 @@
+// keras.optimizers.schedules (keras/src/optimizers/schedules/learning_rate_schedule.py):
+// ExponentialDecay, PiecewiseConstantDecay, CosineDecay. Keras computes them in float32 (the
+// initial learning rate becomes a float32 tensor and everything is cast to its dtype), so do we;
+// operator() returns that float32 value.
+#include <algorithm>
+#include <cmath>
+
+#include "training/optimizers/optimizer_impl.h"
+
+namespace kerascpp::optimizers {
+namespace {
+
+using detail::f32;
+using detail::number;
+
+// Keras's schedule kwargs plus its defaults; anything else is rejected as the constructor would.
+Json schedule_config(const std::string& cls, const Json& config, const Json& defaults,
+                     std::initializer_list<const char*> required) {
+  KCPP_CHECK(config.is_object(), ValueError, cls, " config must be a dict. Received: ", config.dump());
+  Json c = defaults;
+  for (const char* k : required) {
+    KCPP_CHECK(config.contains(k), ValueError, cls, " config is missing the required argument `", k,
+               "`. Received: ", config.dump());
+    c[k] = nullptr;
+  }
+  for (const auto& [k, v] : config.items()) {
+    KCPP_CHECK(c.contains(k), ValueError, cls, ": unrecognized argument `", k, "`. Received: ", config.dump());
+    c[k] = v;
+  }
+  return c;
+}
+
+class ExponentialDecay final : public LearningRateSchedule {
+ public:
+  explicit ExponentialDecay(const Json& config)
+      : c_(schedule_config("ExponentialDecay", config, {{"staircase", false}, {"name", "ExponentialDecay"}},
+                           {"initial_learning_rate", "decay_steps", "decay_rate"})) {
+    initial_ = f32(number(c_, "initial_learning_rate"));
+    decay_steps_ = f32(number(c_, "decay_steps"));
+    decay_rate_ = f32(number(c_, "decay_rate"));
+    KCPP_CHECK(number(c_, "decay_steps") > 0, ValueError,
+               "Argument `decay_steps` must be > 0. Received: decay_steps=", c_["decay_steps"].dump());
+    staircase_ = c_["staircase"].is_boolean() && c_["staircase"].get<bool>();
+  }
+  std::string class_name() const override { return "ExponentialDecay"; }
+  double operator()(int64_t step) const override {
+    float p = static_cast<float>(step) / decay_steps_;
+    if (staircase_) p = std::floor(p);
+    return initial_ * std::pow(decay_rate_, p);
+  }
+  Json get_config() const override {
+    return detail::pick(c_, {"initial_learning_rate", "decay_steps", "decay_rate", "staircase", "name"});
+  }
+
+ private:
+  Json c_;
+  float initial_, decay_steps_, decay_rate_;
+  bool staircase_;
+};
+
+class PiecewiseConstantDecay final : public LearningRateSchedule {
+ public:
+  explicit PiecewiseConstantDecay(const Json& config)
+      : c_(schedule_config("PiecewiseConstantDecay", config, {{"name", "PiecewiseConstant"}},
+                           {"boundaries", "values"})) {
+    KCPP_CHECK(c_["boundaries"].is_array() && c_["values"].is_array(), ValueError,
+               "PiecewiseConstantDecay: `boundaries` and `values` must be lists. Received: ", config.dump());
+    KCPP_CHECK(c_["boundaries"].size() + 1 == c_["values"].size(), ValueError,
+               "The length of boundaries should be 1 less than the length of values. Received: boundaries=",
+               c_["boundaries"].dump(), " of length ", c_["boundaries"].size(), ", and values=",
+               c_["values"].dump(), " of length ", c_["values"].size(), ".");
+    KCPP_CHECK(!c_["boundaries"].empty(), ValueError, "PiecewiseConstantDecay needs at least one boundary.");
+    for (const Json& b : c_["boundaries"]) {
+      KCPP_CHECK(b.is_number(), ValueError, "PiecewiseConstantDecay: boundaries must be numbers. Received: ",
+                 b.dump());
+      // The step is int64: float boundaries are cast to it (truncation), integer ones kept.
+      boundaries_.push_back(b.is_number_integer() ? b.get<int64_t>()
+                                                  : static_cast<int64_t>(f32(b.get<double>())));
+    }
+    for (const Json& v : c_["values"]) {
+      KCPP_CHECK(v.is_number(), ValueError, "PiecewiseConstantDecay: values must be numbers. Received: ",
+                 v.dump());
+      values_.push_back(f32(v.get<double>()));
+    }
+  }
+  std::string class_name() const override { return "PiecewiseConstantDecay"; }
+  double operator()(int64_t step) const override {
+    // Keras sums indicator * value over the ranges; one indicator is 1 for sorted boundaries.
+    float r = 0.f;
+    r += static_cast<float>(step <= boundaries_.front()) * values_.front();
+    r += static_cast<float>(step > boundaries_.back()) * values_.back();
+    for (size_t i = 0; i + 1 < boundaries_.size(); ++i)
+      r += static_cast<float>(step > boundaries_[i] && step <= boundaries_[i + 1]) * values_[i + 1];
+    return r;
+  }
+  Json get_config() const override { return detail::pick(c_, {"boundaries", "values", "name"}); }
+
+ private:
+  Json c_;
+  std::vector<int64_t> boundaries_;
+  std::vector<float> values_;
+};
+
+class CosineDecay final : public LearningRateSchedule {
+ public:
+  explicit CosineDecay(const Json& config)
+      : c_(schedule_config("CosineDecay", config,
+                           {{"alpha", 0.0}, {"name", "CosineDecay"}, {"warmup_target", nullptr}, {"warmup_steps", 0}},
+                           {"initial_learning_rate", "decay_steps"})) {
+    initial_ = f32(number(c_, "initial_learning_rate"));
+    KCPP_CHECK(number(c_, "decay_steps") > 0, ValueError,
+               "Argument `decay_steps` must be > 0. Received: decay_steps=", c_["decay_steps"].dump());
+    decay_steps_ = f32(number(c_, "decay_steps"));
+    alpha_ = number(c_, "alpha");
+    warmup_ = !c_["warmup_target"].is_null();
+    if (warmup_) {
+      warmup_target_ = f32(number(c_, "warmup_target"));
+      warmup_steps_ = f32(number(c_, "warmup_steps"));
+    }
+  }
+  std::string class_name() const override { return "CosineDecay"; }
+  double operator()(int64_t s) const override {
+    float step = static_cast<float>(s);
+    if (!warmup_) return decay(std::min(step, decay_steps_), initial_);
+    step = std::min(step, decay_steps_ + warmup_steps_);
+    if (step < warmup_steps_) {
+      const float completed = step / warmup_steps_;
+      const float total_delta = warmup_target_ - initial_;
+      return total_delta * completed + initial_;
+    }
+    return decay(step - warmup_steps_, warmup_target_);
+  }
+  Json get_config() const override {
+    return detail::pick(c_, {"initial_learning_rate", "decay_steps", "alpha", "name", "warmup_target", "warmup_steps"});
+  }
+
+ private:
+  // CosineDecay._decay_function; (1 - alpha) is a Python double multiplied into a float32 tensor.
+  float decay(float step, float from_lr) const {
+    const float completed = step / decay_steps_;
+    const float pi = f32(M_PI);
+    const float cosine_decayed = 0.5f * (1.0f + std::cos(pi * completed));
+    const float decayed = f32(1.0 - alpha_) * cosine_decayed + f32(alpha_);
+    return from_lr * decayed;
+  }
+  Json c_;
+  float initial_, decay_steps_, warmup_target_ = 0.f, warmup_steps_ = 0.f;
+  double alpha_;
+  bool warmup_;
+};
+
+}  // namespace
+
+SchedulePtr schedule_from_config(const Json& config) {
+  KCPP_CHECK(config.is_object() && config.contains("class_name") && config["class_name"].is_string(), ValueError,
+             "Could not interpret learning rate schedule: ", config.dump());
+  const std::string cls = config["class_name"].get<std::string>();
+  const Json c = config.contains("config") ? config["config"] : Json::object();
+  if (cls == "ExponentialDecay") return std::make_shared<ExponentialDecay>(c);
+  if (cls == "PiecewiseConstantDecay") return std::make_shared<PiecewiseConstantDecay>(c);
+  if (cls == "CosineDecay") return std::make_shared<CosineDecay>(c);
+  KCPP_CHECK(cls != "PolynomialDecay" && cls != "InverseTimeDecay" && cls != "CosineDecayRestarts",
+             NotImplementedError, "Learning rate schedule '", cls,
+             "' is not supported. Supported: ExponentialDecay, PiecewiseConstantDecay, CosineDecay.");
+  KCPP_THROW(ValueError, "Unknown learning rate schedule: '", cls,
+             "'. Known: ExponentialDecay, PiecewiseConstantDecay, CosineDecay.");
+}
+
+}  // namespace kerascpp::optimizers

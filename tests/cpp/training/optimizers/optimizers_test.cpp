@@ -1,0 +1,253 @@
+// Optimizers and schedules against real Keras 3 numbers (tests/fixtures/training/optimizers.json,
+// written by scripts/fixtures/optimizers_reference.py): every case's variable values after each of
+// 5 steps, the final optimizer.variables (order, paths, dtypes, values) and get_config(); schedule
+// values at steps 0..20; config dialects and errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "core/naming.h"
+#include "kerascpp/optimizers.h"
+#include "../../test_paths.h"
+
+namespace kerascpp::optimizers {
+namespace {
+
+const Json& fixture() {
+  static const Json doc = [] {
+    std::ifstream f(testing::fixture("training/optimizers.json"));
+    EXPECT_TRUE(f.good());
+    return Json::parse(f);
+  }();
+  return doc;
+}
+
+// 1e-6 relative, with a floor for values that are zero up to float32 rounding.
+void expect_close(float got, double want, const std::string& what) {
+  const double tol = 1e-6 * std::max(std::fabs(want), 1e-3);
+  EXPECT_NEAR(got, want, tol) << what;
+}
+
+std::vector<VariablePtr> make_vars(const Json& c) {
+  std::vector<VariablePtr> vars;
+  const Shape shapes[2] = {{3, 2}, {2}};
+  for (int i = 0; i < 2; ++i) {
+    const std::string path = c["paths"][i];
+    const std::string name = path.substr(path.find('/') + 1);
+    vars.push_back(std::make_shared<Variable>(name, path,
+                                              Tensor::from_vector(shapes[i], c["initial"][i].get<std::vector<float>>()),
+                                              true));
+  }
+  return vars;
+}
+
+std::vector<Tensor> grads_of(const Json& c, int step) {
+  return {Tensor::from_vector({3, 2}, c["grads"][step][0].get<std::vector<float>>()),
+          Tensor::from_vector({2}, c["grads"][step][1].get<std::vector<float>>())};
+}
+
+class KerasCase : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(KerasCase, MatchesKeras) {
+  const Json* found = nullptr;
+  for (const Json& c : fixture()["cases"])
+    if (c["name"] == GetParam()) found = &c;
+  ASSERT_NE(found, nullptr);
+  const Json& c = *found;
+  reset_automatic_names();  // the fixture ran each case after keras.backend.clear_session()
+  OptimizerPtr opt = get(Json{{"class_name", c["class_name"]}, {"config", c["config"]}});
+  EXPECT_EQ(opt->class_name(), c["class_name"].get<std::string>());
+  auto vars = make_vars(c);
+  const uint64_t version0 = vars[0]->version();
+  for (int s = 0; s < static_cast<int>(c["after_step"].size()); ++s) {
+    opt->apply_gradients(grads_of(c, s), vars);
+    for (int v = 0; v < 2; ++v) {
+      const auto& want = c["after_step"][s][v];
+      const float* got = vars[v]->value().data<float>();
+      for (size_t k = 0; k < want.size(); ++k)
+        expect_close(got[k], want[k].get<double>(), "step " + std::to_string(s + 1) + " var " + std::to_string(v) +
+                                                        "[" + std::to_string(k) + "]");
+    }
+  }
+  EXPECT_GT(vars[0]->version(), version0);  // mark_updated was called
+  EXPECT_EQ(opt->iterations(), static_cast<int64_t>(c["after_step"].size()));
+
+  const auto ov = opt->variables();
+  ASSERT_EQ(ov.size(), c["variables"].size());
+  for (size_t i = 0; i < ov.size(); ++i) {
+    const Json& w = c["variables"][i];
+    EXPECT_EQ(ov[i]->path(), w["path"].get<std::string>());
+    EXPECT_EQ(dtype_name(ov[i]->dtype()), w["dtype"].get<std::string>());
+    EXPECT_EQ(ov[i]->shape(), w["shape"].get<Shape>()) << w["path"];
+    EXPECT_FALSE(ov[i]->trainable());
+    for (size_t k = 0; k < w["values"].size(); ++k) {
+      if (ov[i]->dtype() == DType::int64)
+        EXPECT_EQ(ov[i]->value().data<int64_t>()[k], w["values"][k].get<int64_t>());
+      else
+        expect_close(ov[i]->value().data<float>()[k], w["values"][k].get<double>(), w["path"].get<std::string>());
+    }
+  }
+  EXPECT_EQ(opt->get_config(), c["get_config"]) << opt->get_config().dump() << "\n" << c["get_config"].dump();
+}
+
+std::vector<std::string> case_names() {
+  std::vector<std::string> names;
+  for (const Json& c : fixture()["cases"]) names.push_back(c["name"]);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Keras, KerasCase, ::testing::ValuesIn(case_names()),
+                         [](const auto& info) { return info.param; });
+
+TEST(Schedules, MatchKeras) {
+  for (const auto& [key, s] : fixture()["schedules"].items()) {
+    SchedulePtr sched = schedule_from_config(s["spec"]);
+    for (size_t i = 0; i < s["values"].size(); ++i)
+      expect_close(static_cast<float>((*sched)(static_cast<int64_t>(i))), s["values"][i].get<double>(),
+                   key + " step " + std::to_string(i));
+    const Json& ser = s["serialized"];
+    EXPECT_EQ(sched->class_name(), ser["class_name"].get<std::string>());
+    EXPECT_EQ(sched->get_config(), ser["config"]) << key;
+    // The serialized (Keras 3 module) form loads too.
+    EXPECT_EQ(schedule_from_config(ser)->get_config(), ser["config"]);
+  }
+}
+
+TEST(Get, DefaultsByNameMatchKeras) {
+  for (const auto& [name, cfg] : fixture()["defaults"].items()) {
+    reset_automatic_names();
+    OptimizerPtr opt = get(name);
+    EXPECT_EQ(opt->get_config(), cfg) << name;
+    std::string upper = name;
+    for (char& ch : upper) ch = static_cast<char>(std::toupper(ch));
+    EXPECT_EQ(get(upper)->get_config()["learning_rate"], cfg["learning_rate"]);  // any case
+  }
+  EXPECT_EQ(known_optimizers().size(), 9u);
+}
+
+TEST(Get, AutomaticNamesCountLikeKeras) {
+  reset_automatic_names();
+  EXPECT_EQ(get("adam")->name(), "adam");
+  EXPECT_EQ(get("adam")->name(), "adam_1");
+  EXPECT_EQ(get("rmsprop")->name(), "rm_sprop");
+  EXPECT_EQ(get("adamw")->name(), "adam_w");
+}
+
+TEST(Get, KerasThreeSerializedForm) {
+  reset_automatic_names();
+  OptimizerPtr a = get("adam");
+  Json ser = {{"module", "keras.optimizers"}, {"class_name", "Adam"}, {"config", a->get_config()},
+              {"registered_name", nullptr}};
+  EXPECT_EQ(get(ser)->get_config(), a->get_config());
+}
+
+TEST(Get, TfKerasConfigs) {
+  const Json& t = fixture()["tf_keras"];
+  for (const char* key : {"adam", "h5_adam"}) {
+    OptimizerPtr a = get(t[key]);
+    EXPECT_EQ(a->class_name(), "Adam");
+    EXPECT_EQ(a->name(), "Adam");
+    EXPECT_EQ(a->get_config()["learning_rate"], t[key]["config"]["learning_rate"]);
+    EXPECT_EQ(a->get_config()["beta_1"], 0.85);
+    EXPECT_FALSE(a->get_config().contains("jit_compile"));
+  }
+  OptimizerPtr la = get(t["legacy_adam"]);  // decay 0.0 accepted, amsgrad honoured
+  EXPECT_EQ(la->get_config()["amsgrad"], true);
+  EXPECT_FLOAT_EQ(static_cast<float>(la->learning_rate()), 0.02f);
+  EXPECT_EQ(get(t["legacy_sgd"])->get_config()["momentum"], 0.9);
+  EXPECT_EQ(get(t["legacy_rmsprop"])->get_config()["centered"], true);
+  OptimizerPtr sch = get(t["adam_schedule"]);
+  EXPECT_TRUE(sch->has_schedule());
+  EXPECT_FLOAT_EQ(static_cast<float>(sch->learning_rate()), 0.1f);
+  // Keras 2 `lr` alias.
+  EXPECT_FLOAT_EQ(static_cast<float>(get(Json{{"class_name", "SGD"}, {"config", {{"lr", 0.5}}}})->learning_rate()), 0.5f);
+}
+
+template <typename E>
+void expect_throw_with(const std::function<void()>& f, const std::string& needle) {
+  try {
+    f();
+    ADD_FAILURE() << "no exception; expected one mentioning " << needle;
+  } catch (const E& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(Errors, UnknownAndUnsupported) {
+  expect_throw_with<ValueError>([] { get("adamm"); }, "adamm");
+  expect_throw_with<ValueError>([] { get("adamm"); }, "rmsprop");  // lists the known ones
+  expect_throw_with<NotImplementedError>([] { get("ftrl"); }, "ftrl");
+  expect_throw_with<NotImplementedError>([] { get(Json{{"class_name", "Adam"}, {"config", {{"use_ema", true}}}}); },
+                                         "use_ema");
+  expect_throw_with<NotImplementedError>(
+      [] { get(Json{{"class_name", "SGD"}, {"config", {{"decay", 1e-4}}}}); }, "decay");
+  expect_throw_with<NotImplementedError>(
+      [] { get(Json{{"class_name", "SGD"}, {"config", {{"gradient_accumulation_steps", 2}}}}); },
+      "gradient_accumulation_steps");
+  expect_throw_with<ValueError>([] { get(Json{{"class_name", "Adam"}, {"config", {{"betta_1", 0.9}}}}); },
+                                "betta_1");
+  expect_throw_with<ValueError>(
+      [] { get(Json{{"class_name", "SGD"}, {"config", {{"clipnorm", 1.0}, {"clipvalue", 1.0}}}}); }, "clipnorm");
+  expect_throw_with<ValueError>([] { get(Json{{"class_name", "SGD"}, {"config", {{"momentum", 1.5}}}}); },
+                                "momentum");
+  expect_throw_with<ValueError>([] { get(Json{{"class_name", "AdamW"}, {"config", {{"weight_decay", nullptr}}}}); },
+                                "weight_decay");
+  expect_throw_with<ValueError>(
+      [] { schedule_from_config(Json{{"class_name", "Nope"}, {"config", Json::object()}}); }, "Nope");
+}
+
+TEST(Errors, SetLearningRate) {
+  OptimizerPtr a = get("adam");
+  a->set_learning_rate(0.25);
+  EXPECT_FLOAT_EQ(static_cast<float>(a->learning_rate()), 0.25f);
+  EXPECT_FLOAT_EQ(static_cast<float>(a->get_config()["learning_rate"].get<double>()), 0.25f);
+  OptimizerPtr s = get(fixture()["tf_keras"]["adam_schedule"]);
+  expect_throw_with<TypeError>([&] { s->set_learning_rate(0.1); }, "not settable");
+  EXPECT_EQ(s->variables().size(), 1u);  // iteration only: no learning_rate variable with a schedule
+}
+
+TEST(Errors, BadGradientsLeaveEverythingUntouched) {
+  auto v0 = std::make_shared<Variable>("kernel", "dense/kernel", Tensor::from_vector({3, 2}, {1, 2, 3, 4, 5, 6}), true);
+  auto v1 = std::make_shared<Variable>("bias", "dense/bias", Tensor::from_vector({2}, {1, 2}), true);
+  OptimizerPtr opt = get(Json{{"class_name", "Adam"}, {"config", {{"learning_rate", 0.1}}}});
+  const std::vector<VariablePtr> vars{v0, v1};
+  const Tensor g0 = Tensor::from_vector({3, 2}, {1, 1, 1, 1, 1, 1}), g1 = Tensor::from_vector({2}, {1, 1});
+  opt->apply_gradients({g0, g1}, vars);
+  auto snapshot = [&] {
+    std::vector<float> s;
+    for (const auto& v : opt->variables())
+      if (v->dtype() == DType::float32) s.insert(s.end(), v->value().data<float>(), v->value().data<float>() + v->value().size());
+    for (const auto& v : vars) s.insert(s.end(), v->value().data<float>(), v->value().data<float>() + v->value().size());
+    return s;
+  };
+  const auto before = snapshot();
+  const uint64_t ver = v0->version();
+  // Second variable has the wrong shape: the first must not have been updated either.
+  expect_throw_with<ValueError>([&] { opt->apply_gradients({g0, Tensor::from_vector({3}, {1, 1, 1})}, vars); },
+                                "dense/bias");
+  expect_throw_with<ValueError>([&] { opt->apply_gradients({g0}, vars); }, "1 gradients for 2 variables");
+  auto other = std::make_shared<Variable>("kernel", "other/kernel", Tensor::zeros({3, 2}), true);
+  expect_throw_with<ValueError>([&] { opt->apply_gradients({g0}, {other}); }, "other/kernel");
+  expect_throw_with<ValueError>([&] { opt->apply_gradients({Tensor(), Tensor()}, vars); }, "No gradients");
+  expect_throw_with<ValueError>([&] { opt->build({other}); }, "already built");
+  EXPECT_EQ(snapshot(), before);
+  EXPECT_EQ(v0->version(), ver);
+  EXPECT_EQ(opt->iterations(), 1);
+}
+
+TEST(ApplyGradients, UndefinedGradientSkipsItsVariable) {
+  auto v0 = std::make_shared<Variable>("kernel", "dense/kernel", Tensor::from_vector({2}, {1, 2}), true);
+  auto v1 = std::make_shared<Variable>("bias", "dense/bias", Tensor::from_vector({1}, {3}), true);
+  OptimizerPtr opt = get(Json{{"class_name", "SGD"}, {"config", {{"learning_rate", 0.5}}}});
+  opt->apply_gradients({Tensor(), Tensor::from_vector({1}, {2})}, {v0, v1});
+  EXPECT_EQ(v0->value().data<float>()[0], 1.f);
+  EXPECT_EQ(v1->value().data<float>()[0], 2.f);
+  EXPECT_EQ(opt->iterations(), 1);
+  // A subset of the built variables, in another order, is fine (Keras looks them up by identity).
+  opt->apply_gradients({Tensor::from_vector({1}, {2})}, {v1});
+  EXPECT_EQ(v1->value().data<float>()[0], 1.f);
+}
+
+}  // namespace
+}  // namespace kerascpp::optimizers
