@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -25,9 +26,16 @@ namespace kerascpp {
 
 using Json = nlohmann::json;
 
-// What one call knows besides its inputs. Inference passes training=false.
+// What one call knows besides its inputs. Inference passes training=false and nothing else.
 struct CallContext {
   bool training = false;
+  // Set by the train step (training only). Layers push the state updates they ask for
+  // (BatchNormalization's moving statistics), applied after the gradient step, and the losses they
+  // add (activity regularisation), added to the step's loss.
+  std::vector<std::pair<VariablePtr, Tensor>>* updates = nullptr;
+  std::vector<Tensor>* losses = nullptr;
+  // Seed of this step's random numbers (dropout, noise); each layer draws its own stream from it.
+  uint64_t seed = 0;
 };
 
 class Layer {

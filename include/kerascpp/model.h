@@ -108,7 +108,8 @@ class Model {
   Json get_config() const;
   // model.to_json(): the Keras 3 dialect (keras.models.model_from_json reads it), or Keras 2's.
   std::string to_json(KerasDialect dialect = KerasDialect::keras3) const;
-  // The training config read from the file ({} when the model was saved uncompiled).
+  // The training config: compile()'s (Keras 3 compile_config), else the one read from the file ({}
+  // when the model was saved uncompiled).
   const Json& training_config() const { return training_config_; }
   // A Keras-like table: layers, output shapes, parameter counts.
   std::string summary() const;
@@ -159,7 +160,9 @@ class Model {
 };
 
 struct LoadOptions {
-  bool compile = true;  // accepted for Keras compatibility; the training config is kept either way
+  // Compile the model from its saved training config and restore the optimizer state, as Keras
+  // does; the training config is kept either way.
+  bool compile = true;
   CustomObjects custom_objects;  // Keras's custom_objects: layers by class name, tried first
 };
 

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "io/config_dialect.h"
+#include "io/optimizer_state.h"
 #include "io/hdf5/hdf5_file.h"
 #include "io/weights_io.h"
 #include "io/zip/zip_archive.h"
@@ -75,7 +76,8 @@ Model with_file_context(const std::string& file, F&& f) {
   }
 }
 
-Model load_h5(const io::H5File& file, const CustomObjects& custom) {
+Model load_h5(const io::H5File& file, const LoadOptions& options) {
+  const CustomObjects& custom = options.custom_objects;
   io::H5Group root = file.root();
   KCPP_CHECK(root.has_attr("model_config"), ValueError, "No model config found in the file at ", file.name(),
              (root.has_attr("layer_names") ? ": it holds only weights. Build the model (model_from_json) and call load_weights."
@@ -88,10 +90,15 @@ Model load_h5(const io::H5File& file, const CustomObjects& custom) {
   Model model = with_file_context(file.name(), [&] { return build(std::move(config), io::keras_major(version), std::move(training), custom); });
   KCPP_CHECK(root.is_group("model_weights"), IOError, "Missing group \"model_weights\" in ", file.name());
   io::load_legacy_weights(model, root.group("model_weights"));
+  if (options.compile) {
+    io::compile_from_saved_config(model, file.name());
+    io::read_optimizer_legacy(model, root, file.name());
+  }
   return model;
 }
 
-Model load_keras_archive(const io::ZipArchive& zip, const std::string& name, const CustomObjects& custom) {
+Model load_keras_archive(const io::ZipArchive& zip, const std::string& name, const LoadOptions& options) {
+  const CustomObjects& custom = options.custom_objects;
   KCPP_CHECK(zip.has("config.json"), IOError, "Invalid .keras archive ", name, ": it has no config.json member");
   auto cm = zip.member("config.json");
   Json config = parse_json(std::string(cm.data, cm.size), "config.json of " + name);
@@ -109,6 +116,10 @@ Model load_keras_archive(const io::ZipArchive& zip, const std::string& name, con
   auto wm = zip.member("model.weights.h5");
   io::H5File weights = io::H5File::open_image(wm.data, wm.size, name + "/model.weights.h5", wm.keepalive);
   io::load_keras3_weights(model, weights.root());
+  if (options.compile) {
+    io::compile_from_saved_config(model, name);
+    io::read_optimizer_keras3(model, weights.root(), name);
+  }
   return model;
 }
 
@@ -116,8 +127,8 @@ Model load_keras_archive(const io::ZipArchive& zip, const std::string& name, con
 
 Model load_model(const std::string& path, const LoadOptions& options) {
   switch (sniff_file(path)) {
-    case Form::hdf5: return load_h5(io::H5File::open(path), options.custom_objects);
-    case Form::zip: return load_keras_archive(io::ZipArchive::open(path), path, options.custom_objects);
+    case Form::hdf5: return load_h5(io::H5File::open(path), options);
+    case Form::zip: return load_keras_archive(io::ZipArchive::open(path), path, options);
     case Form::json:
       KCPP_THROW(IOError, "The file ", path, " holds JSON, not a model: read it with model_from_json, then call load_weights");
     case Form::unknown: break;
@@ -128,8 +139,8 @@ Model load_model(const std::string& path, const LoadOptions& options) {
 Model load_model_from_memory(const void* data, size_t size, const std::string& name, const LoadOptions& options) {
   KCPP_CHECK(data != nullptr && size > 0, IOError, "No bytes given for ", name);
   switch (sniff(static_cast<const unsigned char*>(data), size)) {
-    case Form::hdf5: return load_h5(io::H5File::open_image(data, size, name), options.custom_objects);
-    case Form::zip: return load_keras_archive(io::ZipArchive::from_memory(data, size, name, nullptr), name, options.custom_objects);
+    case Form::hdf5: return load_h5(io::H5File::open_image(data, size, name), options);
+    case Form::zip: return load_keras_archive(io::ZipArchive::from_memory(data, size, name, nullptr), name, options);
     default: break;
   }
   unknown_form(name);

@@ -6,6 +6,7 @@
 
 #include "io/atomic_file.h"
 #include "io/config_writer.h"
+#include "io/optimizer_state.h"
 #include "io/hdf5/hdf5_writer.h"
 #include "io/weights_io.h"
 #include "io/zip/zip_writer.h"
@@ -44,6 +45,7 @@ void write_keras3_state(const Layer& layer, const io::H5WriteGroup& root, const 
 std::vector<char> keras3_weights(const Model& m, const std::string& name) {
   io::H5Writer w = io::H5Writer::create_in_memory(name);
   write_keras3_state(m.graph(), w.root(), "");
+  io::write_optimizer_keras3(m, w.root());
   return w.finish();
 }
 
@@ -81,6 +83,7 @@ std::vector<char> legacy_h5(const Model& m, const std::string& name, KerasDialec
   Json training = io::legacy_training_config(m, d);
   if (!training.empty()) root.write_attr_string("training_config", training.dump(), io::H5StringType::vlen_ascii);
   write_legacy_weights(m, root.create_group("model_weights"), d);
+  io::write_optimizer_legacy(m, root, d);
   return w.finish();
 }
 

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "layers/config_utils.h"
+#include "layers/regularizers.h"
 
 namespace kerascpp::models {
 
@@ -84,6 +85,8 @@ void Functional::add_layer(const Json& entry) {
   KCPP_CHECK(!layer_index_.count(layer->name()), ValueError, "The name '", layer->name(),
              "' is used 2 times in model '", name(), "'. All layer names should be unique.");
   layer_index_[layer->name()] = static_cast<int>(layers_.size());
+  activity_.push_back(layers::regularizer_from_config(entry["config"].value("activity_regularizer", Json()),
+                                                      "Layer '" + layer->name() + "' (" + cls + ")"));
   layers_.push_back(std::move(layer));
   in_model_layers_.push_back(true);
   layer_nodes_.emplace_back();
@@ -241,6 +244,12 @@ std::vector<Tensor> Functional::call(const std::vector<Tensor>& inputs, const Ca
     ins.reserve(n.inputs.size());
     for (const Ref& r : n.inputs) ins.push_back(values[r.node][r.index]);
     values[order_[s]] = layers_[n.layer]->call(ins, ctx);
+    if (ctx.losses && activity_[n.layer].active())
+      for (const Tensor& t : values[order_[s]]) {
+        const layers::Regularizer& r = activity_[n.layer];
+        KCPP_CHECK(r.unsupported.empty(), NotImplementedError, r.unsupported);
+        ctx.losses->push_back(layers::activity_loss(r.l1, r.l2, t));
+      }
     KCPP_ASSERT(values[order_[s]].size() == n.output_shapes.size());
     for (const Ref& r : n.inputs)
       if (last_use_[r.node] == static_cast<int>(s)) values[r.node].clear();

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kerascpp/layer.h"
+#include "layers/regularizers.h"
 
 namespace kerascpp::models {
 
@@ -69,7 +70,8 @@ class Functional : public Layer {
   std::string class_name_;
   const CustomObjects* custom_ = nullptr;  // only during construction
   std::vector<LayerPtr> layers_;
-  std::vector<bool> in_model_layers_;  // false for Sequential's InputLayer
+  std::vector<bool> in_model_layers_;
+  std::vector<layers::Regularizer> activity_;  // per layer: its activity_regularizer (usually none)  // false for Sequential's InputLayer
   std::map<std::string, int> layer_index_;
   std::vector<std::vector<int>> layer_nodes_;  // per layer, its node ids in call order
   std::vector<Node> nodes_;

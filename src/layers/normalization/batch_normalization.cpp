@@ -16,6 +16,7 @@
 #include "layers/layer_list.h"
 #include "layers/normalization/axes.h"
 #include "ops/ops.h"
+#include "ops/tape.h"
 
 namespace kerascpp::layers {
 namespace {
@@ -28,7 +29,8 @@ class BatchNormalization : public Layer {
         epsilon_(get<float>(config, "epsilon", 1e-3f)),
         center_(get<bool>(config, "center", true)),
         scale_(get<bool>(config, "scale", true)),
-        renorm_(get<bool>(config, "renorm", false)) {
+        renorm_(get<bool>(config, "renorm", false)),
+        momentum_(get<float>(config, "momentum", 0.99f)) {
     KCPP_CHECK(get<int64_t>(config, "virtual_batch_size", 0) == 0, NotImplementedError, "Layer '", name(),
                "' (BatchNormalization) uses `virtual_batch_size` (tf_keras ghost batch normalization), which "
                "kerascpp does not support. Received: virtual_batch_size=", config["virtual_batch_size"].dump());
@@ -48,13 +50,37 @@ class BatchNormalization : public Layer {
   }
 
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext& ctx) const override {
-    KCPP_CHECK(!ctx.training, NotImplementedError, "Layer '", name(), "' (BatchNormalization) does not support training yet");
+    const bool batch_stats = ctx.training && trainable();
+    KCPP_CHECK(!batch_stats || !renorm_, NotImplementedError, "Layer '", name(),
+               "' (BatchNormalization) cannot train with renorm=True");
     const Tensor& x = in[0];
     const int64_t n = moving_mean_->value().size();
     auto flat = [n](const VariablePtr& v) { return v ? v->value().reshape({n}) : Tensor(); };
     auto bn = [&](const Tensor& t, int axis) {
-      return ops::batch_normalization(t, flat(moving_mean_), flat(moving_variance_), flat(beta_), flat(gamma_), axis,
-                                      epsilon_);
+      if (!batch_stats)
+        return ops::batch_normalization(t, flat(moving_mean_), flat(moving_variance_), flat(beta_), flat(gamma_), axis,
+                                        epsilon_);
+      // Training: the batch's moments over every other axis (tf.nn.moments), and the moving
+      // statistics moved towards them by (1 - momentum).
+      std::vector<int> others;
+      for (int d = 0; d < t.rank(); ++d)
+        if (d != axis) others.push_back(d);
+      Shape kept(t.rank(), 1);
+      kept[axis] = n;
+      const Tensor mean = ops::reduce_mean(t, others);
+      const Tensor centred = ops::binary(ops::BinaryOp::subtract, t, mean.reshape(kept));
+      const Tensor variance = ops::reduce_mean(ops::unary(ops::UnaryOp::square, centred), others);
+      if (ctx.updates) {
+        ops::NoRecord pause;
+        auto moved = [&](const VariablePtr& v, const Tensor& stat) {
+          Tensor m = ops::binary(ops::BinaryOp::add, ops::scale_shift(flat(v), momentum_, 0.f),
+                                 ops::scale_shift(stat, 1.f - momentum_, 0.f));
+          ctx.updates->emplace_back(v, m.reshape(v->shape()));
+        };
+        moved(moving_mean_, mean);
+        moved(moving_variance_, variance);
+      }
+      return ops::batch_normalization(t, mean, variance, flat(beta_), flat(gamma_), axis, epsilon_);
     };
     if (axes_.size() == 1) return {bn(x, axes_[0])};
     if (adjacent(axes_)) {  // merge the block of axes into one: a view
@@ -106,6 +132,7 @@ class BatchNormalization : public Layer {
   std::vector<int> axis_;  // as configured
   float epsilon_;
   bool center_, scale_, renorm_;
+  float momentum_;
   std::vector<int> axes_;  // normalised, sorted, distinct (after build)
   size_t rank_ = 0;
   Shape built_shape_;

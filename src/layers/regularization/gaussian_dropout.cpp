@@ -1,4 +1,7 @@
-// keras.layers.GaussianDropout: identity at inference (see inference_identity.h).
+// keras.layers.GaussianDropout(rate): multiplies by N(1, sqrt(rate / (1 - rate))) noise in
+// training; identity at inference (keras/src/layers/regularization/gaussian_dropout.py).
+#include <cmath>
+
 #include "layers/layer_list.h"
 #include "layers/regularization/inference_identity.h"
 
@@ -7,8 +10,18 @@ namespace {
 
 class GaussianDropout : public InferenceIdentity {
  public:
-  using InferenceIdentity::InferenceIdentity;
+  explicit GaussianDropout(const Json& c) : InferenceIdentity(c), rate_(get<float>(c, "rate", 0.f)) {}
   std::string class_name() const override { return "GaussianDropout"; }
+
+ protected:
+  Tensor train(const Tensor& x, std::mt19937_64& rng, const CallContext&) const override {
+    if (rate_ <= 0.f || rate_ >= 1.f) return x;
+    std::normal_distribution<float> n(1.f, std::sqrt(rate_ / (1.f - rate_)));
+    return ops::binary(ops::BinaryOp::multiply, x, draw(x.shape(), [&] { return n(rng); }));
+  }
+
+ private:
+  float rate_;
 };
 
 }  // namespace

@@ -1,4 +1,4 @@
-// keras.layers.GaussianNoise: identity at inference (see inference_identity.h).
+// keras.layers.GaussianNoise(stddev): adds N(0, stddev) noise in training; identity at inference.
 #include "layers/layer_list.h"
 #include "layers/regularization/inference_identity.h"
 
@@ -7,8 +7,17 @@ namespace {
 
 class GaussianNoise : public InferenceIdentity {
  public:
-  using InferenceIdentity::InferenceIdentity;
+  explicit GaussianNoise(const Json& c) : InferenceIdentity(c), stddev_(get<float>(c, "stddev", 0.f)) {}
   std::string class_name() const override { return "GaussianNoise"; }
+
+ protected:
+  Tensor train(const Tensor& x, std::mt19937_64& rng, const CallContext&) const override {
+    std::normal_distribution<float> n(0.f, stddev_);
+    return ops::binary(ops::BinaryOp::add, x, draw(x.shape(), [&] { return n(rng); }));
+  }
+
+ private:
+  float stddev_;
 };
 
 }  // namespace

@@ -1,8 +1,14 @@
 // Base of the layers that only act in training (Dropout, SpatialDropout*, GaussianNoise,
-// GaussianDropout, AlphaDropout, ActivityRegularization): at inference they return their input.
+// GaussianDropout, AlphaDropout, ActivityRegularization, StochasticDepth): at inference they return
+// their input; in training they run train() with a random stream of their own, drawn from the
+// step's seed and the layer's name (so two dropout layers never share a mask).
 #pragma once
 
+#include <functional>
+#include <random>
+
 #include "layers/config_utils.h"
+#include "ops/ops.h"
 
 namespace kerascpp::layers {
 
@@ -14,9 +20,29 @@ class InferenceIdentity : public Layer {
     return in;
   }
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext& ctx) const override {
-    KCPP_CHECK(!ctx.training, NotImplementedError, "Layer '", name(), "' (", class_name(),
-               ") does not support training yet");
-    return in;
+    if (!ctx.training) return in;
+    std::mt19937_64 rng(ctx.seed ^ (std::hash<std::string>()(name()) * 0x9E3779B97F4A7C15ull));
+    return {train(in[0], rng, ctx)};
+  }
+
+ protected:
+  virtual Tensor train(const Tensor& x, std::mt19937_64& rng, const CallContext& ctx) const = 0;
+
+  // A float32 tensor of `shape` drawn from f(rng).
+  template <typename F>
+  static Tensor draw(const Shape& shape, F f) {
+    Tensor t = Tensor::empty(shape);
+    for (int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = f();
+    return t;
+  }
+  // Keras's dropout (keras/src/random/random.py): x * mask / (1 - rate), the mask drawn over
+  // noise_shape (1 on the dims it shares) and broadcast to x.
+  static Tensor dropout(const Tensor& x, float rate, const Shape& noise_shape, std::mt19937_64& rng) {
+    if (rate <= 0.f) return x;
+    std::uniform_real_distribution<float> u(0.f, 1.f);
+    const float keep = 1.f - rate;
+    Tensor mask = draw(noise_shape, [&] { return u(rng) < keep ? 1.f / keep : 0.f; });
+    return ops::binary(ops::BinaryOp::multiply, x, mask);
   }
 };
 

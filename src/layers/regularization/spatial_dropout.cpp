@@ -1,6 +1,8 @@
-// keras.layers.SpatialDropout1D / 2D / 3D (one Keras file, spatial_dropout.py): identity at inference.
+// keras.layers.SpatialDropout1D / 2D / 3D (one Keras file, spatial_dropout.py): drops whole feature
+// maps in training (the mask is shared over the spatial dims), the identity at inference.
 #include "layers/layer_list.h"
 #include "layers/regularization/inference_identity.h"
+#include "layers/spatial_config.h"
 
 namespace kerascpp::layers {
 namespace {
@@ -8,7 +10,8 @@ namespace {
 template <int N>
 class SpatialDropout : public InferenceIdentity {
  public:
-  using InferenceIdentity::InferenceIdentity;
+  explicit SpatialDropout(const Json& c)
+      : InferenceIdentity(c), rate_(get<float>(c, "rate", 0.f)), channels_first_(N > 1 && channels_first_from(c, layer_who(c.value("name", std::string()), "SpatialDropout" + std::to_string(N) + "D"))) {}
   std::string class_name() const override { return "SpatialDropout" + std::to_string(N) + "D"; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);
@@ -16,6 +19,18 @@ class SpatialDropout : public InferenceIdentity {
                ") expects an input of rank ", N + 2, ". Received: shape=", shape_str(in[0]));
     return in;
   }
+
+ protected:
+  Tensor train(const Tensor& x, std::mt19937_64& rng, const CallContext&) const override {
+    Shape noise(x.rank(), 1);
+    noise[0] = x.dim(0);
+    noise[channels_first_ ? 1 : x.rank() - 1] = x.dim(channels_first_ ? 1 : -1);
+    return dropout(x, rate_, noise, rng);
+  }
+
+ private:
+  float rate_;
+  bool channels_first_;
 };
 
 }  // namespace

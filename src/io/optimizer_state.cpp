@@ -1,0 +1,144 @@
+#include "io/optimizer_state.h"
+
+#include <iostream>
+
+#include "io/weights_io.h"
+
+namespace kerascpp::io {
+namespace {
+
+void warn(const std::string& file, const std::string& what) {
+  std::cerr << "WARNING: " << file << ": " << what << '\n';
+}
+
+// Keras 2 training_config metrics are lists (per output) of names or MeanMetricWrapper configs;
+// keep what compile() understands: the names.
+Json metric_names(const Json& metrics) {
+  Json out = Json::array();
+  std::function<void(const Json&)> visit = [&](const Json& m) {
+    if (m.is_string()) {
+      out.push_back(m);
+    } else if (m.is_array()) {
+      for (const Json& e : m) visit(e);
+    } else if (m.is_object() && m.contains("config") && m["config"].is_object() && m["config"].contains("name") &&
+               (m.value("class_name", std::string()) == "MeanMetricWrapper" || m.value("module", std::string()) == "keras.metrics")) {
+      if (m.value("class_name", std::string()) == "MeanMetricWrapper")
+        out.push_back(m["config"]["name"]);
+      else
+        out.push_back(m);
+    } else if (m.is_object()) {
+      out.push_back(m);
+    }
+  };
+  if (!metrics.is_null()) visit(metrics);
+  return out;
+}
+
+// The loss entry of a training config as compile() takes it: names as they are, Keras 3
+// serialised functions ({"class_name": "function", "config": "mse"}) as their name.
+Json loss_identifier(const Json& loss) {
+  if (loss.is_object() && loss.value("class_name", std::string()) == "function" && loss.contains("config"))
+    return loss["config"];
+  if (loss.is_array()) {
+    Json out = Json::array();
+    for (const Json& l : loss) out.push_back(loss_identifier(l));
+    return out;
+  }
+  return loss;
+}
+
+void assign_all(Model& model, const std::vector<Tensor>& values, const std::string& file, bool keras2) {
+  optimizers::OptimizerPtr opt = model.optimizer();
+  if (!opt || values.empty()) return;
+  // A model compiled but never trained saves only iteration and learning_rate: no slots to build.
+  std::vector<VariablePtr> vars = opt->variables();
+  const size_t unbuilt = vars.size() - (keras2 && !opt->has_schedule() ? 1 : 0);
+  if (opt->built() || values.size() != unbuilt) {
+    opt->build(model.trainable_weights());
+    vars = opt->variables();
+  }
+  // tf-keras does not save the learning rate: its list is the Keras 3 list without entry 1.
+  if (keras2 && !opt->has_schedule() && vars.size() == values.size() + 1) vars.erase(vars.begin() + 1);
+  if (vars.size() != values.size()) {
+    warn(file, "Skipping loading optimizer state: the optimizer has " + std::to_string(vars.size()) +
+                   " variables, the file " + std::to_string(values.size()) + ". Training restarts the optimizer.");
+    return;
+  }
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (vars[i]->shape() != values[i].shape() && vars[i]->value().size() != values[i].size()) {
+      warn(file, "Skipping loading optimizer state: variable " + std::to_string(i) + " (" + vars[i]->path() +
+                     ") has shape " + shape_str(vars[i]->shape()) + ", the file " + shape_str(values[i].shape()));
+      return;
+    }
+  for (size_t i = 0; i < vars.size(); ++i) vars[i]->assign(values[i].reshape(vars[i]->shape()));
+}
+
+}  // namespace
+
+void compile_from_saved_config(Model& model, const std::string& file) {
+  const Json& t = model.training_config();
+  if (!t.is_object() || t.empty()) return;
+  const Json optimizer = t.contains("optimizer") ? t["optimizer"] : t.value("optimizer_config", Json());
+  if (optimizer.is_null()) return;
+  try {
+    CompileOptions o;
+    o.optimizer = optimizer;
+    o.loss = loss_identifier(t.value("loss", Json()));
+    o.metrics = metric_names(t.value("metrics", Json()));
+    if (t.contains("loss_weights") && t["loss_weights"].is_array()) o.loss_weights = t["loss_weights"].get<std::vector<double>>();
+    model.compile(o);
+  } catch (const Error& e) {
+    warn(file, std::string("The model's training configuration could not be compiled, so it is loaded uncompiled (") +
+                   e.what() + "). Call compile() to train it.");
+  }
+}
+
+void write_optimizer_keras3(const Model& model, const H5WriteGroup& root) {
+  optimizers::OptimizerPtr opt = model.optimizer();
+  if (!opt || !opt->built()) return;
+  H5WriteGroup g = root.create_group("optimizer/vars");
+  g.write_attr_string("name", opt->name());
+  const auto vars = opt->variables();
+  for (size_t i = 0; i < vars.size(); ++i) g.write_dataset(std::to_string(i), vars[i]->value());
+}
+
+void write_optimizer_legacy(const Model& model, const H5WriteGroup& root, KerasDialect dialect) {
+  optimizers::OptimizerPtr opt = model.optimizer();
+  if (!opt || !opt->built()) return;
+  H5WriteGroup g = root.create_group("optimizer_weights");
+  std::vector<std::string> names;
+  const auto vars = opt->variables();
+  for (size_t i = 0; i < vars.size(); ++i) {
+    std::string path = vars[i]->path();
+    if (dialect == KerasDialect::keras2) {
+      if (i == 1 && !opt->has_schedule()) continue;  // tf-keras keeps no learning-rate variable
+      path = i == 0 ? "iteration:0" : path + ":0";
+    }
+    names.push_back(path);
+    g.write_dataset(path, vars[i]->value());
+  }
+  g.write_attr_strings_split("weight_names", names);
+}
+
+void read_optimizer_keras3(Model& model, const H5Group& root, const std::string& file) {
+  if (!model.optimizer() || !root.is_group("optimizer/vars")) return;
+  H5Group g = root.group("optimizer/vars");
+  std::vector<Tensor> values;
+  for (size_t i = 0; g.is_dataset(std::to_string(i)); ++i) values.push_back(g.dataset(std::to_string(i)).read());
+  assign_all(model, values, file, false);
+}
+
+void read_optimizer_legacy(Model& model, const H5Group& root, const std::string& file) {
+  if (!model.optimizer() || !root.is_group("optimizer_weights")) return;
+  H5Group g = root.group("optimizer_weights");
+  std::vector<Tensor> values;
+  bool keras2 = false;
+  for (const std::string& name : g.attr_strings_split("weight_names")) {
+    KCPP_CHECK(g.is_dataset(name), IOError, "Missing optimizer weight \"", name, "\" in ", file);
+    keras2 = keras2 || name.ends_with(":0");
+    values.push_back(g.dataset(name).read());
+  }
+  assign_all(model, values, file, keras2);
+}
+
+}  // namespace kerascpp::io

@@ -1,0 +1,47 @@
+// What model.compile() sets up, and the train / test steps that use it (train_step.cpp). fit.cpp
+// drives them over batches and epochs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kerascpp/model.h"
+#include "layers/regularizers.h"
+
+namespace kerascpp::training {
+
+struct Compiled {
+  optimizers::OptimizerPtr optimizer;
+  std::vector<losses::LossPtr> losses;                  // one per model output; null: none
+  std::vector<double> loss_weights;                     // one per model output
+  std::vector<std::vector<metrics::MetricPtr>> metrics;  // per model output
+  std::vector<std::vector<std::string>> metric_names;   // their log keys ("<output>_<name>" when several)
+  std::vector<std::pair<VariablePtr, layers::Regularizer>> weight_regularizers;  // kernel_regularizer...
+  metrics::Mean loss_tracker{"loss"};
+  std::vector<metrics::Mean> output_loss_trackers;  // per output, multi-output models only
+  Json config;  // Keras 3 compile_config, as saved
+};
+
+// The inputs, targets and sample weights of one batch (samples on axis 0).
+struct Batch {
+  std::vector<Tensor> x, y;
+  Tensor sample_weight;  // undefined: all 1
+};
+
+// One gradient step: forward in training mode under a tape, loss, gradients, optimizer update,
+// layer state updates, then the loss tracker and metrics. Returns false (and changes no weight)
+// when the loss is not finite; the trackers then hold that NaN / inf.
+bool train_step(Model& model, Compiled& c, const Batch& batch, uint64_t seed);
+// The same forward and loss in inference mode, updating the trackers only.
+void test_step(const Model& model, Compiled& c, const Batch& batch);
+// The trackers' results as Keras's logs ("loss", per-output losses, metrics), and their reset.
+Logs results(const Compiled& c, const std::string& prefix = "");
+void reset(Compiled& c);
+
+// The rows `indices` of t (a copy), or rows [start, start + count) (a view) when indices is null.
+Tensor take_rows(const Tensor& t, const std::vector<int64_t>* indices, int64_t start, int64_t count);
+
+}  // namespace kerascpp::training

@@ -1,0 +1,119 @@
+// The train and test steps (keras/src/backend/tensorflow/trainer.py train_step / test_step):
+//   loss = sum over outputs of loss_weight * loss(y, y_pred, sample_weight)
+//          + weight regularisation + activity regularisation;
+// the loss tracker is weighted by the batch size; metrics are updated unweighted.
+#include <cmath>
+#include <cstring>
+
+#include "kerascpp/autodiff.h"
+#include "models/functional.h"
+#include "ops/ops.h"
+#include "ops/tape.h"
+#include "training/compiled.h"
+
+namespace kerascpp::training {
+namespace {
+
+float scalar_value(const Tensor& t) { return t.data<float>()[0]; }
+
+// Inputs as the model computes in float32.
+std::vector<Tensor> as_float(const std::vector<Tensor>& xs) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : xs) out.push_back(t.dtype() == DType::float32 ? t : t.astype(DType::float32));
+  return out;
+}
+
+// The step's loss from the model's outputs; per-output losses (unweighted) into *parts.
+Tensor total_loss(const Compiled& c, const Batch& b, const std::vector<Tensor>& outs,
+                  const std::vector<Tensor>& extra, std::vector<float>* parts) {
+  Tensor total;
+  auto add = [&](const Tensor& t) { total = total.defined() ? ops::binary(ops::BinaryOp::add, total, t) : t; };
+  for (size_t o = 0; o < outs.size(); ++o) {
+    if (!c.losses[o]) continue;
+    Tensor l = (*c.losses[o])(b.y[o], outs[o], b.sample_weight);
+    parts->push_back(scalar_value(l));
+    add(c.loss_weights[o] == 1.0 ? l : ops::scale_shift(l, static_cast<float>(c.loss_weights[o]), 0.f));
+  }
+  for (const auto& [v, r] : c.weight_regularizers) add(r.penalty(v->value()));
+  for (const Tensor& t : extra) add(t.size() == 1 ? t.reshape({}) : ops::sum(t.reshape({t.size()}), 0));
+  KCPP_CHECK(total.defined(), ValueError, "No loss to compute. Provide a `loss` argument in `compile()`.");
+  return total.size() == 1 ? total.reshape({}) : total;
+}
+
+void track(Compiled& c, const Batch& b, const std::vector<Tensor>& outs, float loss, const std::vector<float>& parts) {
+  ops::NoRecord pause;
+  const double batch = static_cast<double>(b.x[0].dim(0));
+  c.loss_tracker.add(loss, batch);
+  for (size_t i = 0; i < c.output_loss_trackers.size() && i < parts.size(); ++i)
+    c.output_loss_trackers[i].add(parts[i], batch);
+  for (size_t o = 0; o < outs.size(); ++o)
+    for (auto& m : c.metrics[o]) m->update_state(b.y[o], outs[o]);
+}
+
+}  // namespace
+
+bool train_step(Model& model, Compiled& c, const Batch& b, uint64_t seed) {
+  const std::vector<VariablePtr> trainable = model.trainable_weights();
+  std::vector<std::pair<VariablePtr, Tensor>> updates;
+  std::vector<Tensor> extra;
+  std::vector<float> parts;
+  std::vector<Tensor> outs, grads;
+  float loss_value;
+  {
+    GradientTape tape;
+    tape.watch(trainable);
+    CallContext ctx;
+    ctx.training = true, ctx.updates = &updates, ctx.losses = &extra, ctx.seed = seed;
+    outs = model.graph().call(as_float(b.x), ctx);
+    Tensor loss = total_loss(c, b, outs, extra, &parts);
+    tape.stop_recording();
+    loss_value = scalar_value(loss);
+    if (std::isfinite(loss_value)) grads = tape.gradient(loss, trainable);
+  }  // the tape and every activation it kept are freed here
+  track(c, b, outs, loss_value, parts);
+  if (!std::isfinite(loss_value)) return false;
+  if (!trainable.empty()) c.optimizer->apply_gradients(grads, trainable);
+  for (auto& [v, value] : updates) v->assign(value);
+  return true;
+}
+
+void test_step(const Model& model, Compiled& c, const Batch& b) {
+  ops::NoRecord pause;
+  std::vector<Tensor> extra;
+  std::vector<float> parts;
+  CallContext ctx;
+  ctx.losses = &extra;
+  std::vector<Tensor> outs = model.graph().call(as_float(b.x), ctx);
+  Tensor loss = total_loss(c, b, outs, extra, &parts);
+  track(c, b, outs, scalar_value(loss), parts);
+}
+
+Logs results(const Compiled& c, const std::string& prefix) {
+  Logs logs;
+  logs.set(prefix + "loss", c.loss_tracker.result());
+  for (const auto& t : c.output_loss_trackers) logs.set(prefix + t.name(), t.result());
+  for (size_t o = 0; o < c.metrics.size(); ++o)
+    for (size_t k = 0; k < c.metrics[o].size(); ++k) logs.set(prefix + c.metric_names[o][k], c.metrics[o][k]->result());
+  return logs;
+}
+
+void reset(Compiled& c) {
+  c.loss_tracker.reset_state();
+  for (auto& t : c.output_loss_trackers) t.reset_state();
+  for (auto& per_output : c.metrics)
+    for (auto& m : per_output) m->reset_state();
+}
+
+Tensor take_rows(const Tensor& t, const std::vector<int64_t>* indices, int64_t start, int64_t count) {
+  if (!indices) return t.slice(start, count);
+  Shape s = t.shape();
+  s[0] = count;
+  Tensor out = Tensor::empty(s, t.dtype());
+  const size_t row = t.dim(0) > 0 ? t.nbytes() / static_cast<size_t>(t.dim(0)) : 0;
+  for (int64_t i = 0; i < count; ++i)
+    std::memcpy(static_cast<char*>(out.raw_data()) + i * row,
+                static_cast<const char*>(t.raw_data()) + (*indices)[start + i] * row, row);
+  return out;
+}
+
+}  // namespace kerascpp::training
