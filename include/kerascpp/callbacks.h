@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -114,13 +115,16 @@ class ModelCheckpoint : public Callback {
  public:
   ModelCheckpoint(std::string filepath, const Json& kwargs = Json::object());
   void on_epoch_end(int epoch, Logs& logs) override;
-  double best() const { return best_; }
+  // The best monitored value so far (initial_value_threshold at first); NaN while there is none
+  // (Keras's None).
+  double best() const { return best_ ? *best_ : std::numeric_limits<double>::quiet_NaN(); }
 
  private:
-  std::string filepath_, monitor_;
+  std::string filepath_, monitor_, mode_;
   bool save_best_only_ = false, save_weights_only_ = false, greater_ = false;
+  bool op_set_ = false, warned_ = false;  // Keras sets monitor_op at the first epoch end; warns once
   int verbose_ = 0;
-  double best_;
+  std::optional<double> best_;
 };
 
 // keras.callbacks.EarlyStopping(monitor="val_loss", min_delta=0, patience=0, verbose=0, mode="auto",
@@ -134,11 +138,11 @@ class EarlyStopping : public Callback {
   int stopped_epoch() const { return stopped_epoch_; }
 
  private:
-  std::string monitor_;
-  double min_delta_ = 0, best_ = 0;
-  std::optional<double> baseline_;
+  std::string monitor_, mode_;
+  double min_delta_ = 0;
+  std::optional<double> best_, baseline_;
   int patience_ = 0, verbose_ = 0, wait_ = 0, stopped_epoch_ = 0, start_from_epoch_ = 0, best_epoch_ = 0;
-  bool restore_best_weights_ = false, greater_ = false;
+  bool restore_best_weights_ = false, greater_ = false, op_set_ = false, warned_ = false;
   std::vector<Tensor> best_weights_;
 };
 
@@ -151,10 +155,11 @@ class ReduceLROnPlateau : public Callback {
   void on_epoch_end(int epoch, Logs& logs) override;
 
  private:
-  std::string monitor_;
-  double factor_ = 0.1, min_delta_ = 1e-4, min_lr_ = 0, best_ = 0;
+  std::string monitor_, mode_;
+  double factor_ = 0.1, min_delta_ = 1e-4, min_lr_ = 0;
+  std::optional<double> best_;
   int patience_ = 10, verbose_ = 0, cooldown_ = 0, cooldown_counter_ = 0, wait_ = 0;
-  bool greater_ = false;
+  bool greater_ = false, op_set_ = false, warned_ = false;
 };
 
 // keras.callbacks.LearningRateScheduler(schedule(epoch, lr) -> lr, verbose=0); logs "learning_rate".
