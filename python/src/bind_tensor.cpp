@@ -47,6 +47,12 @@ Tensor from_object(nb::handle obj) {
   return from_numpy(nb::cast<FloatArray>(arr));
 }
 
+std::vector<Tensor> tensors_from(nb::handle seq) {
+  std::vector<Tensor> out;
+  for (nb::handle v : seq) out.push_back(from_object(v));
+  return out;
+}
+
 nb::object shape_to_py(const Shape& s) {
   nb::list l;
   for (int64_t d : s) l.append(d < 0 ? nb::none() : nb::cast(d));
