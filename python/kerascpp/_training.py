@@ -2,7 +2,6 @@
 training (src/training). Arrays only: generators and datasets are not supported. fit and evaluate run
 with the GIL released; Python callbacks and custom layers take it back when they run."""
 import json
-import math
 
 import numpy as np
 
@@ -184,10 +183,7 @@ class TrainingMixin:
                                _one_sample_weight(sample_weight), int(initial_epoch))
         history = callbacks_module.History()
         history.set_model(self)
-        n = len(np.asarray(xs[0])) if xs else 0
-        if vx is None:
-            n -= int(n * validation_split)
-        history.set_params({"verbose": _verbose(verbose), "epochs": int(epochs), "steps": math.ceil(n / batch_size)})
+        history.set_params(native.params)
         history.epoch = list(native.epoch)
         history.history = {k: list(v) for k, v in native.history.items()}
         self.history = history

@@ -36,6 +36,15 @@ void logs_from_py(nb::handle d, Logs& logs) {
 
 namespace {
 
+// Keras's callback.params: {"verbose", "epochs", "steps"}.
+nb::dict params_to_py(const callbacks::Params& params) {
+  nb::dict p;
+  p["verbose"] = params.verbose;
+  p["epochs"] = params.epochs;
+  p["steps"] = params.steps;
+  return p;
+}
+
 enum Hook : unsigned {
   kTrainBegin, kTrainEnd, kEpochBegin, kEpochEnd, kTrainBatchBegin, kTrainBatchEnd,
   kTestBegin, kTestEnd, kTestBatchBegin, kTestBatchEnd, kHookCount
@@ -70,13 +79,9 @@ class PyCallback : public Callback {
   void on_test_batch_end(int64_t batch, Logs& logs) override { run(kTestBatchEnd, batch, logs); }
 
  private:
-  // Keras's callback.params: {"verbose", "epochs", "steps"}.
   void send_params() {
     nb::gil_scoped_acquire gil;
-    nb::dict p;
-    p["verbose"] = params().verbose;
-    p["epochs"] = params().epochs;
-    p["steps"] = params().steps;
+    nb::dict p = params_to_py(params());
     try {
       if (nb::hasattr(obj_.get(), "set_params"))
         obj_.get().attr("set_params")(p);
@@ -185,6 +190,7 @@ void bind_callbacks(nb::module_& m) {
   using namespace callbacks;
   auto base = nb::class_<Callback>(m, "Callback");
   def_hooks(base);
+  base.def_prop_ro("params", [](const Callback& c) { return params_to_py(c.params()); });
 
   nb::class_<PyCallback, Callback>(m, "PyCallback")
       .def(nb::init<nb::handle, const std::vector<std::string>&, CallbackPtr>(), nb::arg("callback"),
