@@ -6,14 +6,16 @@
     model = keras.models.load_model("model.keras")   # or .h5, Keras 2 or 3
     y = model.predict(x)
     w = K.get_value(model.weights[0])
+    model.compile(optimizer="adam", loss="mse")
+    history = model.fit(x, y, epochs=3, callbacks=[keras.callbacks.EarlyStopping(patience=2)])
 """
 from . import _kerascpp
 from . import _variable  # noqa: F401  (numpy protocol and operators on Variable)
-from . import backend, layers, models, ops
+from . import backend, callbacks, layers, losses, metrics, models, ops, optimizers
 from .layers import Layer
 from .models import Model, load_model, model_from_json
 
 Variable = _kerascpp.Variable
 __version__ = "0.1.0"
 
-__all__ = ["backend", "layers", "models", "ops", "Layer", "Model", "Variable", "load_model", "model_from_json"]
+__all__ = ["backend", "callbacks", "layers", "losses", "metrics", "models", "ops", "optimizers", "Layer", "Model", "Variable", "load_model", "model_from_json"]

@@ -27,6 +27,8 @@ for _name, _op in [("add", operator.add), ("sub", operator.sub), ("mul", operato
                    ("truediv", operator.truediv), ("matmul", operator.matmul), ("pow", operator.pow)]:
     setattr(Variable, f"__{_name}__", _binary(_op))
     setattr(Variable, f"__r{_name}__", _binary(_op, reflected=True))
+Variable.__float__ = lambda self: float(self.value)
+Variable.__int__ = lambda self: int(self.value)
 Variable.__neg__ = lambda self: -self.value
 Variable.__getitem__ = lambda self, key: self.value[key]
 Variable.__len__ = lambda self: self.shape[0]

@@ -1,10 +1,12 @@
 """keras.models over the kerascpp engine: load_model, model_from_json and Model."""
 import json
 import os
+import warnings
 
 import numpy as np
 
 from . import _kerascpp
+from ._training import TrainingMixin
 
 
 class KerasTensor:
@@ -68,23 +70,28 @@ def _single(x):
     return hasattr(x, "shape") and hasattr(x, "dtype") or np.ndim(x) > 0 and not isinstance(x, (list, tuple))
 
 
-class Model:
-    """A Keras model run by kerascpp. predict() and __call__ are safe from many threads."""
+class Model(TrainingMixin):
+    """A Keras model run by kerascpp. predict() and __call__ are safe from many threads; compile,
+    fit and evaluate train it natively (python/kerascpp/_training.py)."""
 
     def __init__(self, _model):
         if not isinstance(_model, _kerascpp.Model):
             raise NotImplementedError("kerascpp builds models from Keras files and configs only: use "
                                       "kerascpp.models.load_model or model_from_json")
         self._m = _model
-        self.compiled = False
+        self._optimizer = None
+        self._last_logs = None
+        self.history = None
 
     # -- running
     def _input_list(self, x):
-        names = list(self._m.input_names)
+        return self._as_list(x, list(self._m.input_names), "input")
+
+    def _as_list(self, x, names, what):
         if isinstance(x, dict):
             missing = [n for n in names if n not in x]
             if missing:
-                raise ValueError(f"Missing data for input(s) {missing} of model '{self.name}'. "
+                raise ValueError(f"Missing data for {what}(s) {missing} of model '{self.name}'. "
                                  f"Expected keys {names}. Received: {list(x)}")
             return [x[n] for n in names]
         if isinstance(x, (list, tuple)):
@@ -204,13 +211,6 @@ class Model:
             raise NotImplementedError("load_weights(skip_mismatch=True / by_name=True) is not supported by kerascpp")
         self._m.load_weights(os.fspath(filepath))
 
-    # -- training is not kerascpp's job
-    def compile(self, *args, **kwargs):
-        self.compiled = True
-
-    def fit(self, *args, **kwargs):
-        raise NotImplementedError("kerascpp runs inference only: fit() is not supported")
-
     @property
     def training_config(self):
         return json.loads(self._m.training_config_json())
@@ -223,8 +223,24 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     """Loads a Keras model file (.keras, or legacy .h5 from Keras 2 or 3). The GIL is released while
     the file is read. Lambda functions are taken from custom_objects only, never from the file."""
     m = Model(_kerascpp.load_model(os.fspath(filepath), bool(compile), custom_objects))
-    m.compiled = bool(compile) and bool(m.training_config)
+    if compile and m.training_config and not m._m.compiled:
+        _compile_from_training_config(m)
     return m
+
+
+def _compile_from_training_config(model):
+    """Keras compiles a loaded model from the compile config in its file; kerascpp tries the same
+    from the optimizer, loss and metrics recorded there, and warns as Keras does when it cannot."""
+    tc = model.training_config
+    optimizer = tc.get("optimizer", tc.get("optimizer_config")) or "rmsprop"
+    metrics = tc.get("metrics") or []
+    if len(metrics) == 1 and isinstance(metrics[0], list):  # Keras 2: one list per output
+        metrics = metrics[0]
+    try:
+        model.compile(optimizer=optimizer, loss=tc.get("loss"), metrics=metrics, loss_weights=tc.get("loss_weights"))
+    except (ValueError, TypeError, NotImplementedError) as e:
+        warnings.warn(f"kerascpp could not compile the loaded model from its training config ({e}). Call "
+                      "model.compile() before training.", stacklevel=3)
 
 
 def model_from_json(json_string, custom_objects=None):

@@ -9,11 +9,6 @@
 namespace kcpy {
 
 namespace {
-std::vector<Tensor> tensors_from(nb::handle seq) {
-  std::vector<Tensor> out;
-  for (nb::handle v : seq) out.push_back(from_object(v));
-  return out;
-}
 nb::list arrays_from(const std::vector<Tensor>& ts) {
   nb::list out;
   for (const Tensor& t : ts) out.append(to_numpy(t));
@@ -65,6 +60,11 @@ void bind_model(nb::module_& m) {
         return self.to_json(keras2 ? KerasDialect::keras2 : KerasDialect::keras3);
       }, nb::arg("keras2") = false)
       .def("summary", &Model::summary)
+      // Training state (compile / fit themselves are bound in bind_training.cpp).
+      .def_rw("stop_training", &Model::stop_training)
+      .def_prop_ro("compiled", &Model::compiled)
+      .def("optimizer", &Model::optimizer)
+      .def("compile_config_json", [](const Model& self) { return self.compile_config().dump(); })
       .def("save", [](const Model& self, const std::string& path, bool keras2) {
         nb::gil_scoped_release release;
         self.save(path, save_options(keras2));

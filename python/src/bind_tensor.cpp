@@ -43,8 +43,15 @@ Tensor from_numpy(const FloatArray& a) {
 }
 
 Tensor from_object(nb::handle obj) {
-  nb::object arr = nb::module_::import_("numpy").attr("ascontiguousarray")(obj, "float32");
+  // asarray(order="C"), not ascontiguousarray, which makes a 0-d value (a learning rate) 1-d.
+  nb::object arr = nb::module_::import_("numpy").attr("asarray")(obj, "float32", "C");
   return from_numpy(nb::cast<FloatArray>(arr));
+}
+
+std::vector<Tensor> tensors_from(nb::handle seq) {
+  std::vector<Tensor> out;
+  for (nb::handle v : seq) out.push_back(from_object(v));
+  return out;
 }
 
 nb::object shape_to_py(const Shape& s) {

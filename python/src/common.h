@@ -21,6 +21,8 @@ nb::object to_numpy(const Tensor& t, bool readonly = false);
 Tensor from_numpy(const FloatArray& a);
 // Any array-like: converted to a C-contiguous float32 numpy array first (copy), then to a tensor.
 Tensor from_object(nb::handle obj);
+// A list of array-likes as tensors (each converted as from_object).
+std::vector<Tensor> tensors_from(nb::handle seq);
 nb::object shape_to_py(const Shape& s);  // -1 -> None
 Shape shape_from_py(nb::handle obj);     // None -> -1
 
@@ -30,6 +32,16 @@ void bind_variable(nb::module_& m);
 void bind_layer(nb::module_& m);
 void bind_model(nb::module_& m);
 void bind_custom(nb::module_& m);
+void bind_training(nb::module_& m);
+void bind_callbacks(nb::module_& m);
+
+// Keras's logs dict from kerascpp's Logs (GIL held), and back: the numbers in `d` are set into
+// `logs` (keys a callback added or changed; other values are skipped).
+nb::dict logs_to_py(const Logs& logs);
+void logs_from_py(nb::handle d, Logs& logs);
+// Re-raises the Python exception in flight as the matching kerascpp error (GIL held), so that it
+// crosses the C++ engine and comes back to Python as the same exception type, with its message.
+[[noreturn]] void rethrow_python(const nb::python_error& e, const std::string& where);
 
 }  // namespace kcpy
 

@@ -11,4 +11,6 @@ NB_MODULE(_kerascpp, m) {
   kcpy::bind_layer(m);
   kcpy::bind_model(m);
   kcpy::bind_custom(m);
+  kcpy::bind_training(m);
+  kcpy::bind_callbacks(m);
 }

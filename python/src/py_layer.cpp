@@ -13,13 +13,7 @@ PyRef::~PyRef() {
   }
 }
 
-namespace {
-
-nb::object json_to_py(const Json& j) { return nb::module_::import_("json").attr("loads")(j.dump()); }
-
-// Re-raises the Python exception in flight as the matching kerascpp error (GIL held), so that it
-// crosses the C++ engine and comes back to Python as the same exception type, with its message.
-[[noreturn]] void rethrow(const nb::python_error& e, const std::string& where) {
+[[noreturn]] void rethrow_python(const nb::python_error& e, const std::string& where) {
   std::string msg = where + ": " + nb::cast<std::string>(nb::str(e.value()));
   if (e.matches(PyExc_ValueError)) throw kerascpp::ValueError(msg);
   if (e.matches(PyExc_TypeError)) throw kerascpp::TypeError(msg);
@@ -28,6 +22,10 @@ nb::object json_to_py(const Json& j) { return nb::module_::import_("json").attr(
   std::string type = nb::cast<std::string>(nb::handle(e.type()).attr("__name__"));
   throw kerascpp::Error(where + ": " + type + ": " + nb::cast<std::string>(nb::str(e.value())));
 }
+
+namespace {
+
+nb::object json_to_py(const Json& j) { return nb::module_::import_("json").attr("loads")(j.dump()); }
 
 nb::object shapes_arg(const std::vector<Shape>& shapes) {
   if (shapes.size() == 1) return shape_to_py(shapes[0]);
@@ -89,7 +87,7 @@ void PythonLayer::do_build(const std::vector<Shape>& input_shapes) {
     nb::delattr(inst, "_kerascpp_add_weight");
   } catch (const nb::python_error& e) {
     if (nb::hasattr(inst, "_kerascpp_add_weight")) nb::delattr(inst, "_kerascpp_add_weight");
-    rethrow(e, "In build() of layer '" + name() + "' (" + class_name_ + ")");
+    rethrow_python(e, "In build() of layer '" + name() + "' (" + class_name_ + ")");
   }
   try {
     inst.attr("built") = true;
@@ -142,7 +140,7 @@ std::vector<Shape> PythonLayer::compute_output_shape(const std::vector<Shape>& i
     }
     return out;
   } catch (const nb::python_error& e) {
-    rethrow(e, "Computing the output shape of layer '" + name() + "' (" + class_name_ + ")");
+    rethrow_python(e, "Computing the output shape of layer '" + name() + "' (" + class_name_ + ")");
   }
 }
 
@@ -159,7 +157,7 @@ std::vector<Tensor> PythonLayer::call(const std::vector<Tensor>& inputs, const C
     }
     return tensors_of(run(x));
   } catch (const nb::python_error& e) {
-    rethrow(e, "In call() of layer '" + name() + "' (" + class_name_ + ")");
+    rethrow_python(e, "In call() of layer '" + name() + "' (" + class_name_ + ")");
   }
 }
 
@@ -198,7 +196,7 @@ LayerPtr make_python_layer(const std::string& class_name, nb::handle cls, const 
     nb::module_::import_("kerascpp.layers").attr("_adopt")(inst);
     return PythonLayer::from_instance(class_name, inst, config);
   } catch (const nb::python_error& e) {
-    rethrow(e, "Could not make custom layer '" + name + "' (" + class_name + ") from its config");
+    rethrow_python(e, "Could not make custom layer '" + name + "' (" + class_name + ") from its config");
   }
 }
 

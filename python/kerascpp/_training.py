@@ -1,0 +1,214 @@
+"""Model.compile / fit / evaluate / train_on_batch / test_on_batch, as in Keras 3, over the engine's
+training (src/training). Arrays only: generators and datasets are not supported. fit and evaluate run
+with the GIL released; Python callbacks and custom layers take it back when they run."""
+import json
+
+import numpy as np
+
+from . import _kerascpp, _json
+from . import callbacks as callbacks_module
+from . import losses as losses_module
+from . import metrics as metrics_module
+from . import optimizers as optimizers_module
+
+_KERAS2_FIT_ARGS = {"max_queue_size", "workers", "use_multiprocessing"}  # accepted, no effect on arrays
+
+
+def _verbose(verbose):
+    return 1 if verbose == "auto" else int(verbose)
+
+
+def _check_arrays(x, what):
+    if x is None:
+        raise ValueError(f"kerascpp trains on arrays: `{what}` must be given. Received: {what}=None")
+    if hasattr(x, "__next__") or type(x).__name__ in ("DatasetV2", "_BatchDataset", "PyDataset", "Sequence"):
+        raise NotImplementedError(f"kerascpp trains on numpy arrays (or lists / dicts of them) only. "
+                                  f"Received: {what} of type {type(x).__name__}")
+
+
+def _one_sample_weight(sample_weight, what="sample_weight"):
+    if sample_weight is None or isinstance(sample_weight, np.ndarray):
+        return sample_weight
+    if isinstance(sample_weight, (list, tuple, dict)) and len(sample_weight) and \
+            all(np.ndim(w) >= 1 for w in (sample_weight.values() if isinstance(sample_weight, dict) else sample_weight)):
+        raise NotImplementedError(f"kerascpp takes one {what} array for all outputs. Received: one per output")
+    return np.asarray(sample_weight, dtype="float32")
+
+
+def _class_weight(class_weight):
+    if not class_weight:
+        return {}
+    return {int(k): float(v) for k, v in class_weight.items()}
+
+
+def _per_output(value, names, what):
+    """A dict keyed by output name as a list in output order (None where absent)."""
+    unknown = [k for k in value if k not in names]
+    if unknown:
+        raise ValueError(f"Unknown entries in {what} dictionary: {unknown}. Only expected following keys: {names}")
+    return [value.get(n) for n in names]
+
+
+class TrainingMixin:
+    # -- compile
+    def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None, weighted_metrics=None,
+                run_eagerly=False, steps_per_execution=1, jit_compile="auto", auto_scale_loss=True):
+        if weighted_metrics:
+            raise NotImplementedError("kerascpp does not support compile(weighted_metrics=...) yet")
+        names = list(self._m.output_names)
+        opt_id, opt_obj = None, None
+        if isinstance(optimizer, optimizers_module.Optimizer):
+            opt_obj = optimizer._native
+        elif isinstance(optimizer, _kerascpp.Optimizer):
+            opt_obj = optimizer
+        elif isinstance(optimizer, (str, dict)):
+            opt_id = optimizer
+        else:
+            raise ValueError(f"Could not interpret optimizer identifier: {optimizer!r}")
+
+        if isinstance(loss, dict) and "class_name" not in loss:
+            loss = _per_output(loss, names, "loss")
+        many = isinstance(loss, (list, tuple))
+        forms = [losses_module._compile_form(l) if l is not None else ("id", None)
+                 for l in (loss if many else [loss])]
+        if all(kind == "id" for kind, _ in forms):
+            loss_id, loss_objs = ([v for _, v in forms] if many else forms[0][1]), []
+        else:
+            if any(v is None for _, v in forms):
+                raise NotImplementedError("kerascpp needs a loss for every output when losses are given as objects")
+            loss_id = None
+            loss_objs = [v if kind == "obj" else _kerascpp.loss_get(_json.dumps(v)) for kind, v in forms]
+
+        if isinstance(loss_weights, dict):
+            loss_weights = [1.0 if w is None else w for w in _per_output(loss_weights, names, "loss_weights")]
+        loss_weights = [float(w) for w in (loss_weights or [])]
+
+        if isinstance(metrics, dict):
+            per = _per_output(metrics, names, "metrics")
+            if len(names) > 1:
+                raise NotImplementedError("kerascpp applies compile metrics to every output: give a list, "
+                                          "not one per output")
+            metrics = per[0]
+        if isinstance(metrics, (str, metrics_module.Metric)) or callable(metrics):
+            metrics = [metrics]
+        metrics = list(metrics or [])
+        if len(metrics) == 1 and isinstance(metrics[0], (list, tuple)):
+            metrics = list(metrics[0])
+        metric_ids, metric_objs = [], []
+        for m in metrics:
+            kind, v = metrics_module._compile_form(m)
+            (metric_ids if kind == "id" else metric_objs).append(v)
+
+        _kerascpp.compile(self._m, _json.dumps(opt_id), opt_obj, _json.dumps(loss_id), loss_objs, loss_weights,
+                          _json.dumps(metric_ids), metric_objs)
+        self._optimizer = optimizer if isinstance(optimizer, optimizers_module.Optimizer) else None
+        self._last_logs = None
+
+    @property
+    def compiled(self):
+        return self._m.compiled
+
+    @property
+    def optimizer(self):
+        native = self._m.optimizer()
+        if native is None:
+            return None
+        if self._optimizer is None or self._optimizer._native is not native:
+            self._optimizer = optimizers_module.Optimizer._wrap(native)
+        return self._optimizer
+
+    @property
+    def stop_training(self):
+        return self._m.stop_training
+
+    @stop_training.setter
+    def stop_training(self, value):
+        self._m.stop_training = bool(value)
+
+    def get_compile_config(self):
+        return json.loads(self._m.compile_config_json()) or None
+
+    @property
+    def metrics_names(self):
+        if self._last_logs is not None:
+            return list(self._last_logs)
+        return ["loss"] if self.compiled else []
+
+    # -- data
+    def _targets(self, y):
+        _check_arrays(y, "y")
+        return self._as_list(y, list(self._m.output_names), "output")
+
+    def _engine_callbacks(self, callbacks):
+        cbs = list(callbacks or [])
+        for cb in cbs:
+            if hasattr(cb, "set_model"):
+                cb.set_model(self)
+        return [callbacks_module._for_engine(cb) for cb in cbs]
+
+    def _result(self, logs, return_dict):
+        logs = {k: float(v) for k, v in logs.items()}
+        self._last_logs = logs
+        if return_dict:
+            return logs
+        values = list(logs.values())
+        return values[0] if len(values) == 1 else values
+
+    # -- training
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None, validation_split=0.0,
+            validation_data=None, shuffle=True, class_weight=None, sample_weight=None, initial_epoch=0,
+            steps_per_epoch=None, validation_steps=None, validation_batch_size=None, validation_freq=1, **kwargs):
+        unknown = set(kwargs) - _KERAS2_FIT_ARGS
+        if unknown:
+            raise TypeError(f"fit() got unexpected keyword argument(s): {sorted(unknown)}")
+        if steps_per_epoch is not None or validation_steps is not None:
+            raise NotImplementedError("kerascpp trains on arrays in batches of batch_size: steps_per_epoch and "
+                                      "validation_steps are not supported")
+        if validation_freq != 1:
+            raise NotImplementedError(f"kerascpp validates after every epoch. Received: validation_freq={validation_freq}")
+        _check_arrays(x, "x")
+        xs, ys = self._input_list(x), self._targets(y)
+        vx = vy = vsw = None
+        if validation_data is not None:
+            if not isinstance(validation_data, (list, tuple)) or len(validation_data) not in (2, 3):
+                raise ValueError("validation_data must be a tuple (x_val, y_val) or (x_val, y_val, "
+                                 f"val_sample_weight). Received: {type(validation_data).__name__}")
+            vx, vy = self._input_list(validation_data[0]), self._targets(validation_data[1])
+            if len(validation_data) == 3:
+                vsw = _one_sample_weight(validation_data[2], "validation sample_weight")
+        batch_size = int(batch_size or 32)
+        engine = self._engine_callbacks(callbacks)
+        native = _kerascpp.fit(self._m, xs, ys, batch_size, int(epochs), _verbose(verbose), engine,
+                               float(validation_split), vx, vy, vsw, bool(shuffle), _class_weight(class_weight),
+                               _one_sample_weight(sample_weight), int(initial_epoch))
+        history = callbacks_module.History()
+        history.set_model(self)
+        history.set_params(native.params)
+        history.epoch = list(native.epoch)
+        history.history = {k: list(v) for k, v in native.history.items()}
+        self.history = history
+        self._last_logs = {k: v[-1] for k, v in history.history.items() if not k.startswith("val_")} or None
+        return history
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, steps=None,
+                 callbacks=None, return_dict=False, **kwargs):
+        unknown = set(kwargs) - _KERAS2_FIT_ARGS
+        if unknown:
+            raise TypeError(f"evaluate() got unexpected keyword argument(s): {sorted(unknown)}")
+        if steps is not None:
+            raise NotImplementedError("kerascpp evaluates arrays in batches of batch_size: steps is not supported")
+        _check_arrays(x, "x")
+        xs, ys = self._input_list(x), self._targets(y)
+        logs = _kerascpp.evaluate(self._m, xs, ys, int(batch_size or 32), _verbose(verbose),
+                                  _one_sample_weight(sample_weight), self._engine_callbacks(callbacks))
+        return self._result(logs, return_dict)
+
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
+        logs = _kerascpp.train_on_batch(self._m, self._input_list(x), self._targets(y),
+                                        _one_sample_weight(sample_weight), _class_weight(class_weight))
+        return self._result(logs, return_dict)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        logs = _kerascpp.test_on_batch(self._m, self._input_list(x), self._targets(y),
+                                       _one_sample_weight(sample_weight))
+        return self._result(logs, return_dict)

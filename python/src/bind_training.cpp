@@ -1,0 +1,203 @@
+// Training from Python: optimizers and learning-rate schedules, losses, metrics, and the Model's
+// compile / fit / evaluate / train_on_batch / test_on_batch. Configs cross as JSON text (the Python
+// side holds dicts); fit and evaluate run with the GIL released (Python callbacks and custom layers
+// take it back when they run).
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "common.h"
+
+namespace kcpy {
+
+namespace {
+
+using callbacks::CallbackPtr;
+using losses::Loss;
+using losses::LossPtr;
+using metrics::Metric;
+using metrics::MetricPtr;
+using optimizers::LearningRateSchedule;
+using optimizers::Optimizer;
+using optimizers::OptimizerPtr;
+
+Json parse(const std::string& text, const char* what) {
+  try {
+    return Json::parse(text);
+  } catch (const Json::exception& e) {
+    KCPP_THROW(ValueError, "Could not read the ", what, " config: ", e.what());
+  }
+}
+
+Tensor optional_tensor(nb::handle h) { return h.is_none() ? Tensor() : from_object(h); }
+
+// A 0-d result as a numpy scalar (Keras returns a scalar tensor), anything else as an array.
+nb::object result_of(const Tensor& t) {
+  nb::object a = to_numpy(t);
+  return t.shape().empty() ? a[nb::tuple()] : a;
+}
+
+void bind_optimizers(nb::module_& m) {
+  nb::class_<LearningRateSchedule>(m, "LearningRateSchedule")
+      .def_prop_ro("class_name", &LearningRateSchedule::class_name)
+      .def("__call__", [](const LearningRateSchedule& s, int64_t step) { return s(step); }, nb::arg("step"))
+      .def("get_config_json", [](const LearningRateSchedule& s) { return s.get_config().dump(); });
+  m.def("schedule_from_config", [](const std::string& config) {
+    return optimizers::schedule_from_config(parse(config, "learning rate schedule"));
+  });
+
+  nb::class_<Optimizer>(m, "Optimizer")
+      .def_prop_ro("class_name", &Optimizer::class_name)
+      .def_prop_ro("name", &Optimizer::name)
+      .def_prop_ro("iterations", &Optimizer::iterations)
+      .def_prop_rw("learning_rate", &Optimizer::learning_rate, &Optimizer::set_learning_rate)
+      .def_prop_ro("has_schedule", &Optimizer::has_schedule)
+      .def_prop_ro("built", &Optimizer::built)
+      .def("variables", &Optimizer::variables)
+      .def("build", &Optimizer::build, nb::arg("var_list"))
+      .def("apply_gradients", [](Optimizer& self, nb::handle grads, const std::vector<VariablePtr>& vars) {
+        std::vector<Tensor> g;
+        for (nb::handle v : grads) g.push_back(optional_tensor(v));  // None: a variable the loss ignores
+        self.apply_gradients(g, vars);
+      }, nb::arg("grads"), nb::arg("vars"))
+      .def("get_config_json", [](const Optimizer& self) { return self.get_config().dump(); });
+  m.def("optimizer_get", [](const std::string& identifier) {
+    return optimizers::get(parse(identifier, "optimizer"));
+  });
+  m.def("known_optimizers", &optimizers::known_optimizers);
+}
+
+void bind_losses(nb::module_& m) {
+  nb::class_<Loss>(m, "Loss")
+      .def_prop_ro("class_name", &Loss::class_name)
+      .def_prop_ro("name", &Loss::name)
+      .def("call", [](const Loss& self, nb::handle y_true, nb::handle y_pred) {
+        return to_numpy(self.call(from_object(y_true), from_object(y_pred)));
+      }, nb::arg("y_true"), nb::arg("y_pred"))
+      .def("__call__", [](const Loss& self, nb::handle y_true, nb::handle y_pred, nb::handle sample_weight) {
+        return result_of(self(from_object(y_true), from_object(y_pred), optional_tensor(sample_weight)));
+      }, nb::arg("y_true"), nb::arg("y_pred"), nb::arg("sample_weight").none() = nb::none())
+      .def("get_config_json", [](const Loss& self) { return self.get_config().dump(); });
+  m.def("loss_get", [](const std::string& identifier) { return losses::get(parse(identifier, "loss")); });
+  m.def("known_losses", &losses::known_losses);
+}
+
+void bind_metrics(nb::module_& m) {
+  nb::class_<Metric>(m, "Metric")
+      .def_prop_ro("class_name", &Metric::class_name)
+      .def_prop_ro("name", &Metric::name)
+      .def("update_state", [](Metric& self, nb::handle y_true, nb::handle y_pred, nb::handle sample_weight) {
+        self.update_state(from_object(y_true), from_object(y_pred), optional_tensor(sample_weight));
+      }, nb::arg("y_true"), nb::arg("y_pred"), nb::arg("sample_weight").none() = nb::none())
+      .def("result", &Metric::result)
+      .def("reset_state", &Metric::reset_state)
+      .def("get_config_json", [](const Metric& self) { return self.get_config().dump(); });
+  m.def("metric_get", [](const std::string& identifier, nb::handle y_pred_shape, const std::string& loss_name) {
+    Shape shape = y_pred_shape.is_none() ? Shape{} : shape_from_py(y_pred_shape);
+    return metrics::get(parse(identifier, "metric"), shape, loss_name);
+  }, nb::arg("identifier"), nb::arg("y_pred_shape").none() = nb::none(), nb::arg("loss_name") = "");
+  m.def("known_metrics", &metrics::known_metrics);
+}
+
+void bind_model_training(nb::module_& m) {
+  // Identifiers come as JSON text ("null" for none); objects win over identifiers (CompileOptions).
+  m.def("compile", [](Model& self, const std::string& optimizer, OptimizerPtr optimizer_object,
+                      const std::string& loss, std::vector<LossPtr> loss_objects, std::vector<double> loss_weights,
+                      const std::string& metrics, std::vector<MetricPtr> metric_objects) {
+    CompileOptions o;
+    o.optimizer = parse(optimizer, "optimizer");
+    o.optimizer_object = std::move(optimizer_object);
+    o.loss = parse(loss, "loss");
+    o.loss_objects = std::move(loss_objects);
+    o.loss_weights = std::move(loss_weights);
+    o.metrics = parse(metrics, "metrics");
+    if (o.metrics.is_null()) o.metrics = Json::array();
+    o.metric_objects = std::move(metric_objects);
+    self.compile(o);
+  }, nb::arg("model"), nb::arg("optimizer"), nb::arg("optimizer_object").none(), nb::arg("loss"),
+     nb::arg("loss_objects"), nb::arg("loss_weights"), nb::arg("metrics"), nb::arg("metric_objects"));
+
+  m.def("fit", [](Model& self, nb::handle x, nb::handle y, int64_t batch_size, int epochs, int verbose,
+                  std::vector<CallbackPtr> cbs, double validation_split, nb::handle validation_x,
+                  nb::handle validation_y, nb::handle validation_sample_weight, bool shuffle,
+                  std::map<int64_t, double> class_weight, nb::handle sample_weight, int initial_epoch, uint64_t seed) {
+    FitOptions o;
+    o.batch_size = batch_size;
+    o.epochs = epochs;
+    o.verbose = verbose;
+    o.callbacks = std::move(cbs);
+    o.validation_split = validation_split;
+    if (!validation_x.is_none()) {
+      o.validation_x = tensors_from(validation_x);
+      o.validation_y = tensors_from(validation_y);
+      o.validation_sample_weight = optional_tensor(validation_sample_weight);
+    }
+    o.shuffle = shuffle;
+    o.class_weight = std::move(class_weight);
+    o.sample_weight = optional_tensor(sample_weight);
+    o.initial_epoch = initial_epoch;
+    o.seed = seed;
+    std::vector<Tensor> xs = tensors_from(x), ys = tensors_from(y);
+    std::shared_ptr<callbacks::History> history;
+    {
+      nb::gil_scoped_release release;
+      history = self.fit(xs, ys, o);
+    }
+    return history;
+  }, nb::arg("model"), nb::arg("x"), nb::arg("y"), nb::arg("batch_size"), nb::arg("epochs"), nb::arg("verbose"),
+     nb::arg("callbacks"), nb::arg("validation_split"), nb::arg("validation_x").none(),
+     nb::arg("validation_y").none(), nb::arg("validation_sample_weight").none(), nb::arg("shuffle"),
+     nb::arg("class_weight"), nb::arg("sample_weight").none(), nb::arg("initial_epoch"), nb::arg("seed") = 0);
+
+  m.def("evaluate", [](Model& self, nb::handle x, nb::handle y, int64_t batch_size, int verbose,
+                       nb::handle sample_weight, std::vector<CallbackPtr> cbs) {
+    EvaluateOptions o;
+    o.batch_size = batch_size;
+    o.verbose = verbose;
+    o.sample_weight = optional_tensor(sample_weight);
+    o.callbacks = std::move(cbs);
+    std::vector<Tensor> xs = tensors_from(x), ys = tensors_from(y);
+    Logs logs;
+    {
+      nb::gil_scoped_release release;
+      logs = self.evaluate(xs, ys, o);
+    }
+    return logs_to_py(logs);
+  }, nb::arg("model"), nb::arg("x"), nb::arg("y"), nb::arg("batch_size"), nb::arg("verbose"),
+     nb::arg("sample_weight").none(), nb::arg("callbacks"));
+
+  m.def("train_on_batch", [](Model& self, nb::handle x, nb::handle y, nb::handle sample_weight,
+                             std::map<int64_t, double> class_weight) {
+    std::vector<Tensor> xs = tensors_from(x), ys = tensors_from(y);
+    Tensor sw = optional_tensor(sample_weight);
+    Logs logs;
+    {
+      nb::gil_scoped_release release;
+      logs = self.train_on_batch(xs, ys, sw, class_weight);
+    }
+    return logs_to_py(logs);
+  }, nb::arg("model"), nb::arg("x"), nb::arg("y"), nb::arg("sample_weight").none(), nb::arg("class_weight"));
+
+  m.def("test_on_batch", [](Model& self, nb::handle x, nb::handle y, nb::handle sample_weight) {
+    std::vector<Tensor> xs = tensors_from(x), ys = tensors_from(y);
+    Tensor sw = optional_tensor(sample_weight);
+    Logs logs;
+    {
+      nb::gil_scoped_release release;
+      logs = self.test_on_batch(xs, ys, sw);
+    }
+    return logs_to_py(logs);
+  }, nb::arg("model"), nb::arg("x"), nb::arg("y"), nb::arg("sample_weight").none());
+}
+
+}  // namespace
+
+void bind_training(nb::module_& m) {
+  bind_optimizers(m);
+  bind_losses(m);
+  bind_metrics(m);
+  bind_model_training(m);
+}
+
+}  // namespace kcpy
