@@ -5,7 +5,7 @@ FIXTURE := tests/fixtures/seed_mlp_2x10
 APPS ?= $(BUILD)/applications
 SMALL_APPS := MobileNetV3Small MobileNet EfficientNetB0
 
-.PHONY: all deps build test bench bench-applications parity demo fixtures clean format
+.PHONY: bench-training all deps build test bench bench-applications parity demo fixtures clean format
 
 all: build
 
@@ -53,6 +53,16 @@ bench: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKERASCPP_PYTHON=ON -DPython_EXECUTABLE=$(abspath .venv/bin/python)
 	cmake --build $(BUILD) -j$(JOBS) --target bench_native _kerascpp
 	.venv/bin/python bench/run_all.py --build $(abspath $(BUILD)) $(BENCH_ARGS)
+
+# Training (issue 6): epoch time of fit against Keras 3 on TensorFlow (an MLP on MNIST-sized random
+# data and a small CNN), then the soak run: 1,000 epochs with get_weights in every batch callback,
+# time and RSS of the first and last 10% of epochs (about 10 minutes on 2 cores).
+bench-training: deps
+	scripts/install_deps.sh --python
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKERASCPP_PYTHON=ON -DPython_EXECUTABLE=$(abspath .venv/bin/python)
+	cmake --build $(BUILD) -j$(JOBS) --target bench_train_soak _kerascpp
+	PYTHONPATH=$(abspath python) .venv/bin/python bench/training.py
+	$(BUILD)/bench_train_soak tests/fixtures/training/mlp_adam 1000
 
 # Loads 1,000 sample models (each form of the seed MLP) in one process and checks that the first
 # and the last still predict what Keras predicted.

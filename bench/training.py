@@ -1,0 +1,95 @@
+"""Epoch time of model.fit: Keras 3 (TensorFlow) and kerascpp (Python package) side by side, on the
+same model, initial weights and random data (issue 6). Each framework runs in its own process with
+the same thread count; the first epoch (tracing / planning) is reported apart from the steady ones.
+
+    .venv/bin/python bench/training.py [--samples 60000] [--cnn-samples 6000] [--epochs 3] [--threads 2]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+CHILD = r"""
+import json, os, sys, time
+import numpy as np
+kind, which, path, epochs, threads = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+data = np.load(path + ".npz")
+x, y = data["x"], data["y"]
+if which == "keras":
+    import tensorflow as tf
+    tf.config.threading.set_intra_op_parallelism_threads(threads)
+    tf.config.threading.set_inter_op_parallelism_threads(threads)
+    import keras
+else:
+    import kerascpp as keras
+model = keras.models.load_model(path + ".keras")
+model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+times, losses = [], []
+class T(keras.callbacks.Callback):
+    def on_epoch_begin(self, epoch, logs=None):
+        self.t0 = time.perf_counter()
+    def on_epoch_end(self, epoch, logs=None):
+        times.append(time.perf_counter() - self.t0)
+        losses.append(float(logs["loss"]))
+model.fit(x, y, batch_size=128, epochs=epochs, shuffle=False, verbose=0, callbacks=[T()])
+print(json.dumps({"times": times, "losses": losses}))
+"""
+
+
+def build(kind, path, samples):
+    import numpy as np
+    import keras
+    rng = np.random.default_rng(0)
+    if kind == "mlp":
+        x = rng.random((samples, 784), dtype=np.float32)
+        model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(128, activation="relu"),
+                                  keras.layers.Dense(10, activation="softmax")])
+    else:
+        x = rng.random((samples, 28, 28, 1), dtype=np.float32)
+        model = keras.Sequential([keras.Input((28, 28, 1)), keras.layers.Conv2D(32, 3, activation="relu"),
+                                  keras.layers.MaxPooling2D(), keras.layers.Conv2D(64, 3, activation="relu"),
+                                  keras.layers.MaxPooling2D(), keras.layers.Flatten(),
+                                  keras.layers.Dense(10, activation="softmax")])
+    y = rng.integers(0, 10, samples).astype(np.int32)
+    np.savez(path + ".npz", x=x, y=y)
+    model.save(path + ".keras")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--samples", type=int, default=60000)
+    ap.add_argument("--cnn-samples", type=int, default=6000)
+    ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=2)
+    a = ap.parse_args()
+    env = dict(os.environ, OMP_NUM_THREADS=str(a.threads), OPENBLAS_NUM_THREADS=str(a.threads),
+               TF_CPP_MIN_LOG_LEVEL="3")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind, n in (("mlp", a.samples), ("cnn", a.cnn_samples)):
+            path = os.path.join(tmp, kind)
+            build(kind, path, n)
+            result = {}
+            for which in ("keras", "kerascpp"):
+                out = subprocess.run([sys.executable, "-c", CHILD, kind, which, path, str(a.epochs), str(a.threads)],
+                                     env=env, capture_output=True, text=True, check=True).stdout
+                result[which] = json.loads(out.strip().splitlines()[-1])
+            rows.append((kind, n, result))
+    print(f"| model | samples | Keras 3 first epoch s | Keras 3 later epochs s | kerascpp first epoch s | "
+          f"kerascpp later epochs s | Keras / kerascpp (later) | last-epoch loss Keras / kerascpp |")
+    print("|---|---|---|---|---|---|---|---|")
+    for kind, n, r in rows:
+        k, c = r["keras"], r["kerascpp"]
+        kl = sum(k["times"][1:]) / max(1, len(k["times"]) - 1)
+        cl = sum(c["times"][1:]) / max(1, len(c["times"]) - 1)
+        print(f"| {kind} | {n} | {k['times'][0]:.2f} | {kl:.2f} | {c['times'][0]:.2f} | {cl:.2f} | {kl / cl:.2f} | "
+              f"{k['losses'][-1]:.4f} / {c['losses'][-1]:.4f} |")
+    print(f"\n{a.threads} threads each, batch 128, Adam, sparse categorical crossentropy, no shuffle; "
+          f"{os.cpu_count()} CPUs.")
+
+
+if __name__ == "__main__":
+    main()
