@@ -91,10 +91,12 @@ void record_conv(const char* op, const kernels::ConvGeometry& g, const Tensor& x
                  const Tensor& bias, const Tensor& y) {
   Recorder* r = tape_for({&x, &kernel, &bias});
   if (!r) return;
-  r->record(op, {x, kernel, bias}, y, [g, x, kernel, bias](const Tensor& dy) {
+  // Only the gradients the tape needs: a first layer's input (the data) needs none.
+  const bool need_dx = r->tracks(x), need_dk = r->tracks(kernel), need_db = bias.defined() && r->tracks(bias);
+  r->record(op, {x, kernel, bias}, y, [=](const Tensor& dy) {
     Tensor dx = Tensor::empty(x.shape()), dk = Tensor::empty(kernel.shape());
     Tensor db = bias.defined() ? Tensor::empty(bias.shape()) : Tensor();
-    float* dbp = bias.defined() ? db.data<float>() : nullptr;
+    float* dbp = need_db ? db.data<float>() : nullptr;
     if (x.size() == 0 || dy.size() == 0) {
       std::fill(dk.data<float>(), dk.data<float>() + dk.size(), 0.f);
       std::fill(dx.data<float>(), dx.data<float>() + dx.size(), 0.f);
@@ -102,11 +104,11 @@ void record_conv(const char* op, const kernels::ConvGeometry& g, const Tensor& x
       return Grads{dx, dk, db};
     }
     std::string why_not;
-    if (!kernels::dnnl_conv_grad(g, x.data<float>(), kernel.data<float>(), dy.data<float>(), dx.data<float>(),
-                                 dk.data<float>(), dbp, &why_not))
-      kernels::ref::conv_grad(g, x.data<float>(), kernel.data<float>(), dy.data<float>(), dx.data<float>(),
-                              dk.data<float>(), dbp);
-    return Grads{dx, dk, db};
+    float* dxp = need_dx ? dx.data<float>() : nullptr;
+    float* dkp = need_dk ? dk.data<float>() : nullptr;
+    if (!kernels::dnnl_conv_grad(g, x.data<float>(), kernel.data<float>(), dy.data<float>(), dxp, dkp, dbp, &why_not))
+      kernels::ref::conv_grad(g, x.data<float>(), kernel.data<float>(), dy.data<float>(), dxp, dkp, dbp);
+    return Grads{need_dx ? dx : Tensor(), need_dk ? dk : Tensor(), need_db ? db : Tensor()};
   });
 }
 

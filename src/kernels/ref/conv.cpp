@@ -31,6 +31,25 @@ int64_t tap(int64_t o, int64_t t, int64_t stride, int64_t dilation, int64_t pad_
   return i >= 0 && i < size ? i : -1;
 }
 
+// Calls f(input offset) for every cell of pooling window (od, oh, ow) of image n, channel c that lies
+// inside the input (padded cells are never part of a window).
+template <typename F>
+void for_each_window_cell(const PoolGeometry& g, const Layout& lx, int64_t n, int64_t c, int64_t od, int64_t oh,
+                          int64_t ow, F f) {
+  for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+    const int64_t id = tap(od, kd, g.stride[0], 1, g.pad_l[0], g.in[0]);
+    if (id < 0) continue;
+    for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+      const int64_t ih = tap(oh, kh, g.stride[1], 1, g.pad_l[1], g.in[1]);
+      if (ih < 0) continue;
+      for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+        const int64_t iw = tap(ow, kw, g.stride[2], 1, g.pad_l[2], g.in[2]);
+        if (iw >= 0) f(lx.at(n, c, id, ih, iw));
+      }
+    }
+  }
+}
+
 void conv_forward(const ConvGeometry& g, const float* x, const float* kernel, const float* bias, float* y) {
   const Layout lx(g.channels_first, g.ic, g.in), ly(g.channels_first, g.oc, g.out);
   const int64_t icg = g.ic / g.groups, ocg = g.oc / g.groups;
@@ -118,22 +137,11 @@ void pool(const PoolGeometry& g, const float* x, float* y) {
           for (int64_t ow = 0; ow < g.out[2]; ++ow) {
             double best = -std::numeric_limits<double>::infinity(), sum = 0.0;
             int64_t count = 0;
-            for (int64_t kd = 0; kd < g.k[0]; ++kd) {
-              const int64_t id = tap(od, kd, g.stride[0], 1, g.pad_l[0], g.in[0]);
-              if (id < 0) continue;
-              for (int64_t kh = 0; kh < g.k[1]; ++kh) {
-                const int64_t ih = tap(oh, kh, g.stride[1], 1, g.pad_l[1], g.in[1]);
-                if (ih < 0) continue;
-                for (int64_t kw = 0; kw < g.k[2]; ++kw) {
-                  const int64_t iw = tap(ow, kw, g.stride[2], 1, g.pad_l[2], g.in[2]);
-                  if (iw < 0) continue;
-                  const double v = x[lx.at(n, c, id, ih, iw)];
-                  best = std::max(best, v);
-                  sum += v;
-                  ++count;
-                }
-              }
-            }
+            for_each_window_cell(g, lx, n, c, od, oh, ow, [&](int64_t i) {
+              best = std::max(best, double(x[i]));
+              sum += x[i];
+              ++count;
+            });
             const double r = g.kind == PoolKind::max ? best : (count ? sum / double(count) : 0.0);
             y[ly.at(n, c, od, oh, ow)] = static_cast<float>(r);
           }
@@ -196,44 +204,40 @@ void conv_grad(const ConvGeometry& g, const float* x, const float* kernel, const
 }
 
 // Max pooling sends each output's gradient to the first maximum of its window (TensorFlow's CPU
-// kernel); average pooling spreads it over the window's cells inside the input.
+// kernel); average pooling spreads it over the window's cells inside the input. Channels are the
+// inner loop (they are contiguous in channels_last), which makes this reference fast enough to train
+// small CNNs with.
 void pool_grad(const PoolGeometry& g, const float* x, const float* dy, float* dx) {
   const Layout lx(g.channels_first, g.c, g.in), ly(g.channels_first, g.c, g.out);
   std::fill(dx, dx + g.n * g.c * g.in[0] * g.in[1] * g.in[2], 0.f);
+  std::vector<int64_t> best(g.c), cells;
+  std::vector<float> best_v(g.c);
   for (int64_t n = 0; n < g.n; ++n)
-    for (int64_t c = 0; c < g.c; ++c)
-      for (int64_t od = 0; od < g.out[0]; ++od)
-        for (int64_t oh = 0; oh < g.out[1]; ++oh)
-          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-            int64_t cells[64], count = 0, best = -1;
-            std::vector<int64_t> many;
-            float best_v = -std::numeric_limits<float>::infinity();
-            for (int64_t kd = 0; kd < g.k[0]; ++kd) {
-              const int64_t id = tap(od, kd, g.stride[0], 1, g.pad_l[0], g.in[0]);
-              if (id < 0) continue;
-              for (int64_t kh = 0; kh < g.k[1]; ++kh) {
-                const int64_t ih = tap(oh, kh, g.stride[1], 1, g.pad_l[1], g.in[1]);
-                if (ih < 0) continue;
-                for (int64_t kw = 0; kw < g.k[2]; ++kw) {
-                  const int64_t iw = tap(ow, kw, g.stride[2], 1, g.pad_l[2], g.in[2]);
-                  if (iw < 0) continue;
-                  const int64_t i = lx.at(n, c, id, ih, iw);
-                  if (best < 0 || x[i] > best_v) best = i, best_v = x[i];
-                  if (count < 64) cells[count] = i; else many.push_back(i);
-                  ++count;
-                }
+    for (int64_t od = 0; od < g.out[0]; ++od)
+      for (int64_t oh = 0; oh < g.out[1]; ++oh)
+        for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+          cells.clear();
+          for_each_window_cell(g, lx, n, 0, od, oh, ow, [&](int64_t base) {
+            if (g.kind == PoolKind::max) {
+              const float* xc = x + base;
+              for (int64_t c = 0; c < g.c; ++c) {
+                const float v = xc[c * lx.c];
+                if (cells.empty() || v > best_v[c]) best_v[c] = v, best[c] = base + c * lx.c;
               }
             }
+            cells.push_back(base);
+          });
+          if (cells.empty()) continue;
+          const float inv = 1.f / static_cast<float>(cells.size());
+          for (int64_t c = 0; c < g.c; ++c) {
             const float grad = dy[ly.at(n, c, od, oh, ow)];
-            if (count == 0) continue;
             if (g.kind == PoolKind::max) {
-              dx[best] += grad;
+              dx[best[c]] += grad;
             } else {
-              const float share = grad / static_cast<float>(count);
-              for (int64_t k = 0; k < std::min<int64_t>(count, 64); ++k) dx[cells[k]] += share;
-              for (int64_t i : many) dx[i] += share;
+              for (int64_t base : cells) dx[base + c * lx.c] += grad * inv;
             }
           }
+        }
 }
 
 }  // namespace kerascpp::kernels::ref

@@ -8,7 +8,7 @@
 #include "io/npy.h"
 #include "kerascpp/autodiff.h"
 #include "kerascpp/model.h"
-#include "../test_paths.h"
+#include "fixture_json.h"
 
 namespace kerascpp {
 namespace {
@@ -35,14 +35,9 @@ void expect_same(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
     for (int64_t k = 0; k < a[i].size(); ++k) ASSERT_EQ(a[i].data<float>()[k], b[i].data<float>()[k]) << i << "," << k;
 }
 
-template <typename F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+std::string error_of(const std::function<void()>& f) {
+  std::string e = testing::error_of<Error>(f);
+  return e == "<no error>" ? "" : e;
 }
 
 TEST(Fit, BadInputIsAClearErrorAndTheWeightsStayIntact) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -33,6 +34,17 @@ inline Tensor tensor_from_json(const nlohmann::json& j) {
     return t;
   }
   return Tensor::from_vector(shape, j["data"].get<std::vector<float>>());
+}
+
+// The message of the E that f throws, or "<no error>".
+template <typename E>
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "<no error>";
 }
 
 inline bool close(double got, double want, double rel = 1e-5) {

@@ -103,25 +103,15 @@ TEST(Losses, Keras2Config) {
   EXPECT_NEAR((*l)(y, x).data<float>()[0], std::log(2.0), 1e-6);
 }
 
-template <typename E>
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
 TEST(Losses, Errors) {
-  std::string m = error_of<ValueError>([] { losses::get("mean_sqared_error"); });
+  std::string m = testing::error_of<ValueError>([] { losses::get("mean_sqared_error"); });
   EXPECT_NE(m.find("mean_sqared_error"), std::string::npos) << m;
   EXPECT_NE(m.find("MeanSquaredError"), std::string::npos) << m;
-  m = error_of<ValueError>([] { losses::get(Json{{"class_name", "Focal"}, {"config", Json::object()}}); });
+  m = testing::error_of<ValueError>([] { losses::get(Json{{"class_name", "Focal"}, {"config", Json::object()}}); });
   EXPECT_NE(m.find("Focal"), std::string::npos) << m;
-  m = error_of<ValueError>([] { losses::get(Json{{"class_name", "Huber"}, {"config", {{"delt", 1}}}}); });
+  m = testing::error_of<ValueError>([] { losses::get(Json{{"class_name", "Huber"}, {"config", {{"delt", 1}}}}); });
   EXPECT_NE(m.find("delt"), std::string::npos) << m;
-  m = error_of<ValueError>([] { losses::get(Json{{"class_name", "Hinge"}, {"config", {{"reduction", "avg"}}}}); });
+  m = testing::error_of<ValueError>([] { losses::get(Json{{"class_name", "Hinge"}, {"config", {{"reduction", "avg"}}}}); });
   EXPECT_NE(m.find("reduction=avg"), std::string::npos) << m;
   EXPECT_THROW(losses::get(Json{{"class_name", "SparseCategoricalCrossentropy"}, {"config", {{"ignore_class", 0}}}}),
                NotImplementedError);
@@ -129,19 +119,19 @@ TEST(Losses, Errors) {
   const Tensor a = Tensor::zeros({4, 3}), b = Tensor::zeros({4, 2});
   for (const char* id : {"mse", "mae", "huber", "log_cosh", "kld", "poisson", "hinge", "categorical_hinge",
                          "binary_crossentropy", "categorical_crossentropy"}) {
-    m = error_of<ValueError>([&] { (*losses::get(id))(a, b); });
+    m = testing::error_of<ValueError>([&] { (*losses::get(id))(a, b); });
     EXPECT_NE(m.find("(4, 3)"), std::string::npos) << id << ": " << m;
     EXPECT_NE(m.find("(4, 2)"), std::string::npos) << id << ": " << m;
     EXPECT_NE(m.find(losses::get(id)->class_name()), std::string::npos) << id << ": " << m;
   }
   // Sparse labels: wrong shape, out of range.
   auto scce = losses::get("sparse_categorical_crossentropy");
-  m = error_of<ValueError>([&] { (*scce)(Tensor::zeros({3}), Tensor::zeros({4, 5})); });
+  m = testing::error_of<ValueError>([&] { (*scce)(Tensor::zeros({3}), Tensor::zeros({4, 5})); });
   EXPECT_NE(m.find("SparseCategoricalCrossentropy"), std::string::npos) << m;
-  m = error_of<ValueError>([&] { (*scce)(Tensor::from_vector({2}, {1.f, 5.f}), Tensor::zeros({2, 5})); });
+  m = testing::error_of<ValueError>([&] { (*scce)(Tensor::from_vector({2}, {1.f, 5.f}), Tensor::zeros({2, 5})); });
   EXPECT_NE(m.find("outside the valid range"), std::string::npos) << m;
   // sample_weight that does not fit.
-  m = error_of<ValueError>([&] { (*losses::get("mse"))(a, a, Tensor::zeros({3, 2})); });
+  m = testing::error_of<ValueError>([&] { (*losses::get("mse"))(a, a, Tensor::zeros({3, 2})); });
   EXPECT_NE(m.find("sample_weight"), std::string::npos) << m;
 }
 

@@ -103,23 +103,13 @@ TEST(Metrics, Mean) {
   EXPECT_EQ(m.get_config(), (Json{{"name", "loss"}, {"dtype", "float32"}}));
 }
 
-template <typename E>
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
 TEST(Metrics, Errors) {
-  std::string m = error_of<ValueError>([] { metrics::get("acuracy"); });
+  std::string m = testing::error_of<ValueError>([] { metrics::get("acuracy"); });
   EXPECT_NE(m.find("acuracy"), std::string::npos) << m;
   EXPECT_NE(m.find("binary_accuracy"), std::string::npos) << m;
-  m = error_of<ValueError>([] { metrics::get(Json{{"class_name", "F1Score"}, {"config", Json::object()}}); });
+  m = testing::error_of<ValueError>([] { metrics::get(Json{{"class_name", "F1Score"}, {"config", Json::object()}}); });
   EXPECT_NE(m.find("F1Score"), std::string::npos) << m;
-  m = error_of<ValueError>([] { metrics::get(Json{{"class_name", "BinaryAccuracy"}, {"config", {{"treshold", 1}}}}); });
+  m = testing::error_of<ValueError>([] { metrics::get(Json{{"class_name", "BinaryAccuracy"}, {"config", {{"treshold", 1}}}}); });
   EXPECT_NE(m.find("treshold"), std::string::npos) << m;
   EXPECT_THROW(metrics::get(Json{{"class_name", "Precision"}, {"config", {{"thresholds", {0.2, 0.5}}}}}),
                NotImplementedError);
@@ -127,10 +117,10 @@ TEST(Metrics, Errors) {
   EXPECT_THROW(metrics::get(Json{{"class_name", "AUC"}, {"config", {{"curve", "XY"}}}}), ValueError);
   EXPECT_THROW(metrics::get(Json{{"class_name", "AUC"}, {"config", {{"multi_label", true}}}}), NotImplementedError);
   metrics::MetricPtr acc = metrics::get("binary_accuracy");
-  m = error_of<ValueError>([&] { acc->update_state(Tensor::zeros({4, 3}), Tensor::zeros({4, 2})); });
+  m = testing::error_of<ValueError>([&] { acc->update_state(Tensor::zeros({4, 3}), Tensor::zeros({4, 2})); });
   EXPECT_NE(m.find("(4, 3)"), std::string::npos) << m;
   metrics::MetricPtr mse = metrics::get("mse");
-  m = error_of<ValueError>([&] { mse->update_state(Tensor::zeros({4, 3}), Tensor::zeros({4, 2})); });
+  m = testing::error_of<ValueError>([&] { mse->update_state(Tensor::zeros({4, 3}), Tensor::zeros({4, 2})); });
   EXPECT_NE(m.find("MeanSquaredError"), std::string::npos) << m;
 }
 
