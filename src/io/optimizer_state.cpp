@@ -57,8 +57,11 @@ void assign_all(Model& model, const std::vector<Tensor>& values, const std::stri
     opt->build(model.trainable_weights());
     vars = opt->variables();
   }
-  // tf-keras does not save the learning rate: its list is the Keras 3 list without entry 1.
-  if (keras2 && !opt->has_schedule() && vars.size() == values.size() + 1) vars.erase(vars.begin() + 1);
+  // tf-keras does not save the learning rate: its list is the Keras 3 list without entry 1. Its
+  // .keras archives use the same optimizer/vars group as Keras 3, so there the sign is entry 1 not
+  // being the scalar learning rate.
+  const bool no_lr = keras2 || (values.size() > 1 && !values[1].shape().empty());
+  if (no_lr && !opt->has_schedule() && vars.size() == values.size() + 1) vars.erase(vars.begin() + 1);
   if (vars.size() != values.size()) {
     warn(file, "Skipping loading optimizer state: the optimizer has " + std::to_string(vars.size()) +
                    " variables, the file " + std::to_string(values.size()) + ". Training restarts the optimizer.");

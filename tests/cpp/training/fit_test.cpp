@@ -124,3 +124,19 @@ TEST(Fit, TrainOnBatchAndEvaluateForms) {
 
 }  // namespace
 }  // namespace kerascpp
+
+namespace kerascpp {
+namespace {
+
+// tf-keras's .keras archive keeps its optimizer in optimizer/vars like Keras 3, but without the
+// learning-rate entry: iteration, then Adam's m and v per variable.
+TEST(Fit, TfKerasArchiveOptimizerStateIsRestored) {
+  Model m = load_model(testing::fixture("seed_mlp_2x10/tf_keras/model.keras"));
+  ASSERT_TRUE(m.compiled());
+  ASSERT_TRUE(m.optimizer()->built());
+  EXPECT_EQ(m.optimizer()->iterations(), 1);
+  EXPECT_EQ(m.optimizer()->variables()[2]->shape(), (Shape{8, 10}));
+}
+
+}  // namespace
+}  // namespace kerascpp
