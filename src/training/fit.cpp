@@ -86,19 +86,30 @@ struct CallbackList {
 
 CallbackList make_callbacks(Model& m, const std::vector<callbacks::CallbackPtr>& user, int verbose, int epochs, int64_t steps,
                             std::ostream* out, std::shared_ptr<callbacks::History>* history) {
+  // Keras's order: the user's callbacks, then History, then the progress bar (so that what a
+  // callback adds to the logs, e.g. ReduceLROnPlateau's learning_rate, reaches both).
   CallbackList list;
   list.all = user;
-  if (verbose > 0) list.all.push_back(std::make_shared<callbacks::ProgbarLogger>(out));
   if (history) {
     *history = std::make_shared<callbacks::History>();
     list.all.push_back(*history);
   }
+  if (verbose > 0) list.all.push_back(std::make_shared<callbacks::ProgbarLogger>(out));
   for (auto& c : list.all) {
     KCPP_CHECK(c != nullptr, ValueError, "Received a null callback");
     c->set_model(&m);
     c->set_params(callbacks::Params{epochs, steps, verbose});
   }
   return list;
+}
+
+// Keras hands callbacks their logs sorted by key (keras/src/callbacks/callback_list.py).
+Logs sorted(const Logs& logs) {
+  auto items = logs.items();
+  std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  Logs out;
+  for (const auto& [k, v] : items) out.set(k, v);
+  return out;
 }
 
 bool has_terminate_on_nan(const std::vector<callbacks::CallbackPtr>& cbs) {
@@ -118,10 +129,10 @@ Logs run_evaluation(Model& m, Compiled& c, const std::vector<Tensor>& x, const s
   for (int64_t start = 0; start < n; start += batch_size, ++step) {
     cbs.each([&](callbacks::Callback& cb) { cb.on_test_batch_begin(step, logs); });
     training::test_step(m, c, batch_of(x, y, sw, nullptr, start, std::min(batch_size, n - start)));
-    logs = training::results(c);
+    logs = sorted(training::results(c));
     cbs.each([&](callbacks::Callback& cb) { cb.on_test_batch_end(step, logs); });
   }
-  logs = training::results(c);
+  logs = sorted(training::results(c));
   cbs.each([&](callbacks::Callback& cb) { cb.on_test_end(logs); });
   return logs;
 }
@@ -180,7 +191,7 @@ std::shared_ptr<callbacks::History> Model::fit(const std::vector<Tensor>& x_in, 
       Logs batch_logs;
       cbs.each([&](callbacks::Callback& cb) { cb.on_train_batch_begin(step, batch_logs); });
       const bool finite = training::train_step(*this, c, batch_of(x, y, sw, o.shuffle ? &order : nullptr, start, count), rng());
-      batch_logs = training::results(c);
+      batch_logs = sorted(training::results(c));
       if (!finite && !nan_stops)
         KCPP_THROW(ValueError, "The loss of model '", name(), "' is ", batch_logs.at("loss"), " at epoch ", epoch + 1,
                    ", batch ", step, ". The weights were left as they were before this batch. Lower the learning rate, "
@@ -192,6 +203,7 @@ std::shared_ptr<callbacks::History> Model::fit(const std::vector<Tensor>& x_in, 
       Logs val = run_evaluation(*this, c, vx, vy, vsw, o.batch_size, cbs);
       for (const auto& [k, v] : val.items()) epoch_logs.set("val_" + k, v);
     }
+    epoch_logs = sorted(epoch_logs);
     cbs.each([&](callbacks::Callback& cb) { cb.on_epoch_end(epoch, epoch_logs); });
     logs = epoch_logs;
   }
