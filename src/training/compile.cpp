@@ -75,6 +75,7 @@ void Model::compile(const CompileOptions& o) {
   std::vector<Layer*> layers;
   all_layers(&graph(), &layers);
   for (Layer* l : layers) {
+    if (l->own_variables().empty()) continue;  // nothing to regularise; spares a copy of the config
     const Json cfg = l->get_config();
     for (const VariablePtr& v : l->own_variables()) {
       const std::string key = v->name() + "_regularizer";

@@ -53,6 +53,8 @@ Tensor weights_for(const Tensor& y, const std::map<int64_t, double>& class_weigh
   if (class_weight.empty()) return sample_weight;
   const int64_t n = y.dim(0), width = n > 0 ? y.size() / n : 0;
   Tensor yf = y.dtype() == DType::float32 ? y : y.astype(DType::float32);
+  const Tensor sw = !sample_weight.defined() || sample_weight.dtype() == DType::float32
+                        ? sample_weight : sample_weight.astype(DType::float32);
   Tensor w = Tensor::empty({n});
   for (int64_t i = 0; i < n; ++i) {
     const float* row = yf.data<float>() + i * width;
@@ -61,7 +63,7 @@ Tensor weights_for(const Tensor& y, const std::map<int64_t, double>& class_weigh
     auto it = class_weight.find(cls);
     KCPP_CHECK(it != class_weight.end(), ValueError, "Expected `class_weight` to specify a weight for every class. "
                "Received: class_weight has no weight for class ", cls);
-    const float s = sample_weight.defined() ? sample_weight.astype(DType::float32).data<float>()[i] : 1.f;
+    const float s = sw.defined() ? sw.data<float>()[i] : 1.f;
     w.data<float>()[i] = static_cast<float>(it->second) * s;
   }
   return w;
