@@ -5,7 +5,11 @@ FIXTURE := tests/fixtures/seed_mlp_2x10
 APPS ?= $(BUILD)/applications
 SMALL_APPS := MobileNetV3Small MobileNet EfficientNetB0
 
-.PHONY: bench-training all deps build test bench bench-applications parity demo fixtures clean format
+# The one configure line of the builds that include the Python module (test, bench...).
+CONFIGURE_PY = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKERASCPP_PYTHON=ON \
+               -DPython_EXECUTABLE=$(abspath .venv/bin/python)
+
+.PHONY: bench-portable bench-training all deps build test bench bench-applications parity demo fixtures clean format
 
 all: build
 
@@ -22,14 +26,15 @@ build: deps $(BUILD)/Makefile
 # library, so that the library compiles once; `pip install .` builds it the same way for users.
 test: deps
 	scripts/install_deps.sh --python
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKERASCPP_PYTHON=ON -DPython_EXECUTABLE=$(abspath .venv/bin/python)
+	$(CONFIGURE_PY)
 	cmake --build $(BUILD) -j$(JOBS)
 	scripts/check_file_size.sh
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
-	$(BUILD)/kerascpp verify tests/fixtures
 	PYTHONPATH=$(abspath python) KERASCPP_BUILD=$(abspath $(BUILD)) .venv/bin/python -m pytest -q tests/python
 	.venv/bin/python scripts/make_applications_fixtures.py $(APPS) --small
 	for m in $(SMALL_APPS); do $(BUILD)/kerascpp verify $(APPS)/$$m --tol 1e-4 --relative-to output || exit 1; done
+	for m in $(SMALL_APPS); do KERASCPP_MAX_ISA=baseline ONEDNN_MAX_CPU_ISA=SSE41 \
+	  $(BUILD)/kerascpp verify $(APPS)/$$m --tol 1e-4 --relative-to output || exit 1; done
 
 # Every keras.applications model of issue 5, written by real Keras 3 (weights=None, 10-550 MB each,
 # kept in $(APPS) between runs), against Keras's predictions to 1e-4 of each output's scale. `make test`
@@ -42,7 +47,7 @@ parity: build
 # Image models against Keras 3 on TensorFlow (issue 5): load vs reading the bytes, predict at batch 1
 # and 32, for the files `make parity` wrote (about 10 minutes on 2 cores).
 bench-applications: parity
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKERASCPP_PYTHON=ON -DPython_EXECUTABLE=$(abspath .venv/bin/python)
+	$(CONFIGURE_PY)
 	cmake --build $(BUILD) -j$(JOBS) --target _kerascpp
 	.venv/bin/python bench/applications.py $(APPS) --models ResNet50 InceptionResNetV2 --out $(BUILD)/applications_bench.md
 
@@ -50,7 +55,7 @@ bench-applications: parity
 # (about 10 minutes on 2 cores; BENCH_ARGS=--quick for a smoke run with tiny counts).
 bench: deps
 	scripts/install_deps.sh --python
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKERASCPP_PYTHON=ON -DPython_EXECUTABLE=$(abspath .venv/bin/python)
+	$(CONFIGURE_PY)
 	cmake --build $(BUILD) -j$(JOBS) --target bench_native _kerascpp
 	.venv/bin/python bench/run_all.py --build $(abspath $(BUILD)) $(BENCH_ARGS)
 
@@ -59,10 +64,17 @@ bench: deps
 # time and RSS of the first and last 10% of epochs (about 10 minutes on 2 cores).
 bench-training: deps
 	scripts/install_deps.sh --python
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKERASCPP_PYTHON=ON -DPython_EXECUTABLE=$(abspath .venv/bin/python)
+	$(CONFIGURE_PY)
 	cmake --build $(BUILD) -j$(JOBS) --target bench_train_soak _kerascpp
 	PYTHONPATH=$(abspath python) .venv/bin/python bench/training.py
 	$(BUILD)/bench_train_soak tests/fixtures/training/mlp_adam 1000
+
+# The portable build against a -march=native one (issue 13): seed MLP and ResNet50 predict, an MLP
+# training epoch; writes its section of docs/benchmarks.md (the native build goes to build-native).
+bench-portable: build
+	scripts/install_deps.sh --python
+	cmake --build $(BUILD) -j$(JOBS) --target bench_native
+	.venv/bin/python bench/portable.py --portable $(abspath $(BUILD)) --native $(abspath build-native)
 
 # Loads 1,000 sample models (each form of the seed MLP) in one process and checks that the first
 # and the last still predict what Keras predicted.

@@ -2,7 +2,8 @@
 //
 // Two candidates, fastest first for their sizes, and a dispatch that can say why it picked one (a
 // tiny version of oneDNN's explainable dispatch):
-//   - small: a hand-written register-blocked loop. Tiny Dense layers (batch 1, 8 -> 10) are all call
+//   - small: a hand-written register-blocked loop (one version per instruction set, kernels/isa.h). Tiny
+//   Dense layers (batch 1, 8 -> 10) are all call
 //     overhead in BLAS; this loop has none.
 //   - blas: OpenBLAS cblas_sgemm, packed and multi-threaded, for everything bigger.
 //
@@ -32,8 +33,12 @@ void matmul_blas(const float* a, const float* b, float* c, int64_t m, int64_t n,
 
 // c: (m, n) = op(a) @ op(b), op transposing when asked: a is stored (k, m) when transpose_a, b is
 // stored (n, k) when transpose_b. For the backward of matmul; m, n, k must fit in int.
-void matmul_transposed(bool transpose_a, bool transpose_b, const float* a, const float* b, float* c, int64_t m,
-                       int64_t n, int64_t k);
+void matmul_transposed(bool transpose_a, bool transpose_b, const float* a, const float* b, float* c,
+                       int64_t m, int64_t n, int64_t k);
+
+// The plain loop matmul_transposed takes for m*n*k <= kMatmulSmallMaxWork (tests call it directly).
+void matmul_transposed_small(bool transpose_a, bool transpose_b, const float* a, const float* b, float* c,
+                             int64_t m, int64_t n, int64_t k);
 
 // Threads OpenBLAS may use inside one call (process-wide OpenBLAS setting; no-op, returning 1, when
 // the linked BLAS is not OpenBLAS). See matmul.cpp for why kerascpp leaves the default alone.

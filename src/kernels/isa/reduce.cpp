@@ -1,10 +1,10 @@
 // Fast sum and l2_normalize along the middle axis of x: (outer, axis, inner), accumulated in double.
-#include "kernels/reduce.h"
-
 #include <algorithm>
 #include <cmath>
 
-namespace kerascpp::kernels {
+#include "kernels/isa/isa_set.h"
+
+namespace kerascpp::kernels::KCPP_ISA {
 namespace {
 
 constexpr int64_t kChunk = 64;  // inner positions handled together when inner > 1
@@ -76,4 +76,4 @@ void l2_normalize(const float* x, float* y, int64_t outer, int64_t axis, int64_t
   }
 }
 
-}  // namespace kerascpp::kernels
+}  // namespace kerascpp::kernels::KCPP_ISA

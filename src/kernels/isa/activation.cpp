@@ -4,9 +4,9 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/elementwise.h"
+#include "kernels/isa/isa_set.h"
 
-namespace kerascpp::kernels {
+namespace kerascpp::kernels::KCPP_ISA {
 namespace {
 
 template <typename F>
@@ -89,7 +89,8 @@ void unary(Unary op, const float* x, float* y, int64_t n, float alpha) {
 // keras/src/activations/activations.py ReLU.static_call; see ref::relu_scalar for the steps.
 void relu(const float* x, float* y, int64_t n, float negative_slope, float max_value, float threshold) {
   const bool clip = max_value != std::numeric_limits<float>::infinity();
-  if (negative_slope == 0.f && !clip && threshold == 0.f) return unary(Unary::relu, x, y, n, 0.f);
+  if (negative_slope == 0.f && !clip && threshold == 0.f)
+    return KCPP_ISA::unary(Unary::relu, x, y, n, 0.f);  // qualified: ADL also finds kernels::unary
   for (int64_t i = 0; i < n; ++i) {
     float v = x[i];
     float r = threshold != 0.f ? v * (v > threshold ? 1.f : 0.f) : (v < 0.f ? 0.f : v);
@@ -102,4 +103,4 @@ void relu(const float* x, float* y, int64_t n, float negative_slope, float max_v
   }
 }
 
-}  // namespace kerascpp::kernels
+}  // namespace kerascpp::kernels::KCPP_ISA

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/elementwise.h"
+#include "kernels/isa/isa_set.h"
 
-namespace kerascpp::kernels {
+namespace kerascpp::kernels::KCPP_ISA {
 namespace {
 
 template <typename F>
@@ -22,7 +22,8 @@ inline float sigmoid(float v) {
 
 }  // namespace
 
-void unary_grad(Unary op, const float* x, const float* y, const float* dy, float* dx, int64_t n, float alpha) {
+void unary_grad(Unary op, const float* x, const float* y, const float* dy, float* dx, int64_t n,
+                float alpha) {
   constexpr float kSqrtHalf = 0.70710678118654752440f;
   constexpr float kInvSqrt2Pi = 0.39894228040143267794f;
   constexpr float kSqrt2OverPi = 0.79788456080286535588f;
@@ -45,34 +46,51 @@ void unary_grad(Unary op, const float* x, const float* y, const float* dy, float
     case Unary::softplus:
       return map3([](float v, float) { return sigmoid(v); }, x, y, dy, dx, n);
     case Unary::softsign:
-      return map3([](float v, float) { float d = 1.f + std::fabs(v); return 1.f / (d * d); }, x, y, dy, dx, n);
+      return map3(
+          [](float v, float) {
+            float d = 1.f + std::fabs(v);
+            return 1.f / (d * d);
+          },
+          x, y, dy, dx, n);
     case Unary::silu:
-      return map3([](float v, float) { float s = sigmoid(v); return s * (1.f + v * (1.f - s)); }, x, y, dy, dx, n);
+      return map3(
+          [](float v, float) {
+            float s = sigmoid(v);
+            return s * (1.f + v * (1.f - s));
+          },
+          x, y, dy, dx, n);
     case Unary::gelu:
-      return map3([=](float v, float) {
-        return 0.5f * (1.f + std::erf(v * kSqrtHalf)) + v * kInvSqrt2Pi * std::exp(-0.5f * v * v);
-      }, x, y, dy, dx, n);
+      return map3(
+          [=](float v, float) {
+            return 0.5f * (1.f + std::erf(v * kSqrtHalf)) + v * kInvSqrt2Pi * std::exp(-0.5f * v * v);
+          },
+          x, y, dy, dx, n);
     case Unary::gelu_approximate:
-      return map3([=](float v, float) {
-        float t = std::tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v));
-        return 0.5f * (1.f + t) + 0.5f * v * (1.f - t * t) * kSqrt2OverPi * (1.f + 3.f * 0.044715f * v * v);
-      }, x, y, dy, dx, n);
+      return map3(
+          [=](float v, float) {
+            float t = std::tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v));
+            return 0.5f * (1.f + t) +
+                   0.5f * v * (1.f - t * t) * kSqrt2OverPi * (1.f + 3.f * 0.044715f * v * v);
+          },
+          x, y, dy, dx, n);
     case Unary::hard_sigmoid:
       return map3([](float v, float) { return v > -3.f && v < 3.f ? 1.f / 6.f : 0.f; }, x, y, dy, dx, n);
     case Unary::hard_sigmoid_k2:
       return map3([](float v, float) { return v > -2.5f && v < 2.5f ? 0.2f : 0.f; }, x, y, dy, dx, n);
     case Unary::hard_silu:
-      return map3([](float v, float) { return v <= -3.f ? 0.f : (v >= 3.f ? 1.f : (2.f * v + 3.f) / 6.f); }, x, y,
-                  dy, dx, n);
+      return map3([](float v, float) { return v <= -3.f ? 0.f : (v >= 3.f ? 1.f : (2.f * v + 3.f) / 6.f); },
+                  x, y, dy, dx, n);
     case Unary::exponential:
     case Unary::exp:
       return map3([](float, float e) { return e; }, x, y, dy, dx, n);
     case Unary::mish:
-      return map3([](float v, float) {
-        float sp = std::log1p(std::exp(-std::fabs(v))) + (v > 0.f ? v : 0.f);
-        float t = std::tanh(sp);
-        return t + v * (1.f - t * t) * sigmoid(v);
-      }, x, y, dy, dx, n);
+      return map3(
+          [](float v, float) {
+            float sp = std::log1p(std::exp(-std::fabs(v))) + (v > 0.f ? v : 0.f);
+            float t = std::tanh(sp);
+            return t + v * (1.f - t * t) * sigmoid(v);
+          },
+          x, y, dy, dx, n);
     case Unary::leaky_relu:
       return map3([alpha](float v, float) { return v >= 0.f ? 1.f : alpha; }, x, y, dy, dx, n);
     case Unary::sqrt:
@@ -99,4 +117,4 @@ void relu_grad(const float* x, const float* dy, float* dx, int64_t n, float nega
   }
 }
 
-}  // namespace kerascpp::kernels
+}  // namespace kerascpp::kernels::KCPP_ISA

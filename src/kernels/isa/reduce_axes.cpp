@@ -1,12 +1,12 @@
 // Fast max / mean along the middle axis. When inner > 1 (channels_last pooling: (n, h*w, c)) the loop
 // runs along inner, which is contiguous, in chunks held on the stack; when inner == 1
 // (channels_first: (n*c, h*w, 1)) it runs along the contiguous axis with independent partial results.
-#include "kernels/reduce_axes.h"
-
 #include <algorithm>
 #include <limits>
 
-namespace kerascpp::kernels {
+#include "kernels/isa/isa_set.h"
+
+namespace kerascpp::kernels::KCPP_ISA {
 namespace {
 
 constexpr int64_t kChunk = 64;
@@ -78,4 +78,4 @@ void reduce_mean(const float* x, float* y, int64_t outer, int64_t axis, int64_t 
   }
 }
 
-}  // namespace kerascpp::kernels
+}  // namespace kerascpp::kernels::KCPP_ISA

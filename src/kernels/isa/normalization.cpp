@@ -1,11 +1,11 @@
 // Fast normalisation kernels (contracts in normalization.h). Statistics in double with independent
 // partial sums (vectorisable); the elementwise pass in float along the contiguous dimension.
-#include "kernels/normalization.h"
-
 #include <algorithm>
 #include <cmath>
 
-namespace kerascpp::kernels {
+#include "kernels/isa/isa_set.h"
+
+namespace kerascpp::kernels::KCPP_ISA {
 namespace {
 
 constexpr int64_t kChunk = 64;  // inner positions handled together when the reduced axis is strided
@@ -46,8 +46,8 @@ void normalize_row(const float* x, float* y, const float* gamma, const float* be
 }
 
 // The strided case of layer_normalization: x, y point at (o, 0, i0); `count` inner positions.
-void layer_norm_chunk(const float* x, float* y, const float* gamma, const float* beta, int64_t n, int64_t inner,
-                      int64_t count, float epsilon, bool rms) {
+void layer_norm_chunk(const float* x, float* y, const float* gamma, const float* beta, int64_t n,
+                      int64_t inner, int64_t count, float epsilon, bool rms) {
   double mean[kChunk], var[kChunk];
   float mf[kChunk], inv[kChunk];
   std::fill(mean, mean + count, 0.0);
@@ -117,7 +117,8 @@ void group_normalization(const float* x, float* y, const float* gamma, const flo
       for (int64_t p = 0; p < pre; ++p) mean += row_sum<1>(x + start(p), row, 0.0);
       mean /= count;
       for (int64_t p = 0; p < pre; ++p) var += row_sum<2>(x + start(p), row, mean);
-      const float inv = static_cast<float>(1.0 / std::sqrt(var / count + epsilon)), mf = static_cast<float>(mean);
+      const float inv = static_cast<float>(1.0 / std::sqrt(var / count + epsilon)),
+                  mf = static_cast<float>(mean);
       const float* gg = gamma ? gamma + g * group_size : nullptr;
       const float* bg = beta ? beta + g * group_size : nullptr;
       for (int64_t p = 0; p < pre; ++p) {
@@ -135,4 +136,4 @@ void group_normalization(const float* x, float* y, const float* gamma, const flo
     }
 }
 
-}  // namespace kerascpp::kernels
+}  // namespace kerascpp::kernels::KCPP_ISA

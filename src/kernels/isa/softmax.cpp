@@ -4,9 +4,9 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/reduce.h"
+#include "kernels/isa/isa_set.h"
 
-namespace kerascpp::kernels {
+namespace kerascpp::kernels::KCPP_ISA {
 namespace {
 
 constexpr int64_t kChunk = 64;  // inner positions handled together when inner > 1
@@ -83,4 +83,4 @@ void log_softmax(const float* x, float* y, int64_t outer, int64_t axis, int64_t 
   softmax_impl<true>(x, y, outer, axis, inner);
 }
 
-}  // namespace kerascpp::kernels
+}  // namespace kerascpp::kernels::KCPP_ISA

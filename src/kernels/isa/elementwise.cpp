@@ -1,8 +1,8 @@
 // Fast binary ops with broadcasting, and scale_shift: one switch on the op, then a plain loop that
-// the compiler vectorises (-O3 -march=native).
-#include "kernels/elementwise.h"
+// the compiler vectorises for each instruction set (kernels/isa.h).
+#include "kernels/isa/isa_set.h"
 
-namespace kerascpp::kernels {
+namespace kerascpp::kernels::KCPP_ISA {
 namespace {
 
 // The innermost dimension: both operands contiguous, or one of them a broadcast scalar, are the
@@ -75,4 +75,4 @@ void scale_shift(const float* x, float* y, int64_t n, float scale, float offset)
   for (int64_t i = 0; i < n; ++i) y[i] = x[i] * scale + offset;
 }
 
-}  // namespace kerascpp::kernels
+}  // namespace kerascpp::kernels::KCPP_ISA

@@ -1,0 +1,167 @@
+// The choice of an instruction set for the kernels of kernels/isa/ (see isa.h), and the kernels::
+// functions of that list, which forward to the chosen set.
+#include "kernels/isa.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+#include "kerascpp/error.h"
+
+namespace kerascpp::kernels {
+
+// The sets this build has (CMakeLists.txt compiles kernels/isa/ once for each).
+namespace baseline {
+extern const IsaKernels table;
+}
+#if defined(KCPP_ISA_X86)
+namespace avx2 {
+extern const IsaKernels table;
+}
+namespace avx512 {
+extern const IsaKernels table;
+}
+#endif
+
+namespace {
+
+struct Choice {
+  const IsaKernels* set;
+  std::string why;
+};
+
+// The best set this CPU runs, and the features that decided it. GCC and Clang's
+// __builtin_cpu_supports also check that the OS saves the wider registers (XCR0).
+Isa detect(std::string* features) {
+#if defined(KCPP_ISA_X86)
+  __builtin_cpu_init();
+  const bool v3 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                  __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("f16c") &&
+                  __builtin_cpu_supports("movbe");
+  const bool v4 = v3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                  __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+                  __builtin_cpu_supports("avx512cd");
+  *features = v4   ? "the CPU has AVX-512 F/BW/DQ/VL/CD"
+              : v3 ? "the CPU has AVX2, FMA and BMI2, not AVX-512"
+                   : "the CPU lacks AVX2, FMA or BMI2";
+  return v4 ? Isa::avx512 : v3 ? Isa::avx2 : Isa::baseline;
+#else
+  *features = "the only set built for this processor";
+  return Isa::baseline;
+#endif
+}
+
+const IsaKernels& table_of(Isa isa) {
+#if defined(KCPP_ISA_X86)
+  if (isa == Isa::avx512) return avx512::table;
+  if (isa == Isa::avx2) return avx2::table;
+#endif
+  return baseline::table;
+}
+
+}  // namespace
+
+Isa parse_isa(const std::string& text) {
+  std::string v = text;
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (v == "baseline" || v == "x86-64-v2" || v == "sse4.2" || v == "sse42") return Isa::baseline;
+  if (v == "avx2" || v == "x86-64-v3") return Isa::avx2;
+  if (v == "avx512" || v == "x86-64-v4") return Isa::avx512;
+  KCPP_THROW(ValueError,
+             "KERASCPP_MAX_ISA must be one of baseline (x86-64-v2), avx2 (x86-64-v3) or avx512 (x86-64-v4). "
+             "Received: KERASCPP_MAX_ISA=",
+             text);
+}
+
+namespace {
+
+Choice choose() {
+  std::string features;
+  const Isa best = detect(&features);
+  const char* cap = std::getenv("KERASCPP_MAX_ISA");
+  if (cap == nullptr || *cap == '\0') return {&table_of(best), features};
+  const Isa capped = std::min(best, parse_isa(cap));
+  return {&table_of(capped), std::string("KERASCPP_MAX_ISA=") + cap + " (" + features + ")"};
+}
+
+const Choice& choice() {
+  static const Choice c = choose();  // once per process; a throw leaves it to the next call
+  return c;
+}
+
+}  // namespace
+
+const IsaKernels& isa_kernels() { return *choice().set; }
+
+std::string isa_choice() { return std::string(choice().set->name) + ": " + choice().why; }
+
+std::vector<const IsaKernels*> runnable_isa_kernels() {
+  std::string features;
+  const Isa best = detect(&features);
+  std::vector<const IsaKernels*> out;
+  for (Isa isa : {Isa::baseline, Isa::avx2, Isa::avx512})
+    if (isa <= best && table_of(isa).isa == isa) out.push_back(&table_of(isa));
+  return out;
+}
+
+// The kernels:: functions of the list forward to the chosen set (one indirect call).
+void matmul_small(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
+  isa_kernels().matmul_small(a, b, c, m, n, k);
+}
+void matmul_transposed_small(bool transpose_a, bool transpose_b, const float* a, const float* b, float* c,
+                             int64_t m, int64_t n, int64_t k) {
+  isa_kernels().matmul_transposed_small(transpose_a, transpose_b, a, b, c, m, n, k);
+}
+void binary(Binary op, const float* a, const int64_t* a_strides, const float* b, const int64_t* b_strides,
+            float* y, const int64_t* shape, int rank) {
+  isa_kernels().binary(op, a, a_strides, b, b_strides, y, shape, rank);
+}
+void scale_shift(const float* x, float* y, int64_t n, float scale, float offset) {
+  isa_kernels().scale_shift(x, y, n, scale, offset);
+}
+void unary(Unary op, const float* x, float* y, int64_t n, float alpha) {
+  isa_kernels().unary(op, x, y, n, alpha);
+}
+void relu(const float* x, float* y, int64_t n, float negative_slope, float max_value, float threshold) {
+  isa_kernels().relu(x, y, n, negative_slope, max_value, threshold);
+}
+void unary_grad(Unary op, const float* x, const float* y, const float* dy, float* dx, int64_t n,
+                float alpha) {
+  isa_kernels().unary_grad(op, x, y, dy, dx, n, alpha);
+}
+void relu_grad(const float* x, const float* dy, float* dx, int64_t n, float negative_slope, float max_value,
+               float threshold) {
+  isa_kernels().relu_grad(x, dy, dx, n, negative_slope, max_value, threshold);
+}
+void batch_normalization(const float* x, float* y, const float* scale, const float* shift, int64_t outer,
+                         int64_t channels, int64_t inner) {
+  isa_kernels().batch_normalization(x, y, scale, shift, outer, channels, inner);
+}
+void layer_normalization(const float* x, float* y, const float* gamma, const float* beta, int64_t outer,
+                         int64_t n, int64_t inner, float epsilon, bool rms_scaling) {
+  isa_kernels().layer_normalization(x, y, gamma, beta, outer, n, inner, epsilon, rms_scaling);
+}
+void group_normalization(const float* x, float* y, const float* gamma, const float* beta, int64_t outer,
+                         int64_t pre, int64_t groups, int64_t group_size, int64_t post, float epsilon) {
+  isa_kernels().group_normalization(x, y, gamma, beta, outer, pre, groups, group_size, post, epsilon);
+}
+void softmax(const float* x, float* y, int64_t outer, int64_t axis, int64_t inner) {
+  isa_kernels().softmax(x, y, outer, axis, inner);
+}
+void log_softmax(const float* x, float* y, int64_t outer, int64_t axis, int64_t inner) {
+  isa_kernels().log_softmax(x, y, outer, axis, inner);
+}
+void sum(const float* x, float* y, int64_t outer, int64_t axis, int64_t inner) {
+  isa_kernels().sum(x, y, outer, axis, inner);
+}
+void l2_normalize(const float* x, float* y, int64_t outer, int64_t axis, int64_t inner, float epsilon) {
+  isa_kernels().l2_normalize(x, y, outer, axis, inner, epsilon);
+}
+void reduce_max(const float* x, float* y, int64_t outer, int64_t axis, int64_t inner) {
+  isa_kernels().reduce_max(x, y, outer, axis, inner);
+}
+void reduce_mean(const float* x, float* y, int64_t outer, int64_t axis, int64_t inner) {
+  isa_kernels().reduce_mean(x, y, outer, axis, inner);
+}
+
+}  // namespace kerascpp::kernels

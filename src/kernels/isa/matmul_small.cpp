@@ -1,0 +1,189 @@
+// The small matmul: a register-blocked loop with no call, packing or threading overhead, for the
+// products below kMatmulSmallMaxWork (see matmul.cpp for the measurements behind the rule), and the
+// plain loop for small transposed products (the backward of a Dense layer at training batch sizes).
+// Compiled once per instruction set (kernels/isa.h): v8f is one AVX register where there is AVX,
+// two SSE registers on the baseline.
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/isa/isa_set.h"
+
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+
+// Without AVX, GCC warns that passing v8f by value changes the ABI; these helpers are internal and
+// inlined, so no ABI boundary is crossed.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace kerascpp::kernels::KCPP_ISA {
+namespace {
+
+// A vector of 8 floats (GCC/Clang vector extension): one AVX register; the compiler splits it into
+// narrower registers on CPUs without AVX, so this stays portable.
+using v8f = float __attribute__((vector_size(32)));
+// Unrolling the row loops early lets the compiler keep acc[MR][2] in registers; otherwise the masked
+// loads (which may alias a vector array) make it store the accumulators on every iteration.
+#define KCPP_UNROLL _Pragma("GCC unroll 8")
+constexpr int kV = 8;
+// Rows of c per register block: full panels use 6 x 2 accumulators + 2 loads + 1 broadcast = 15 of
+// the 16 AVX registers; edge panels also hold two masks, so they take 4 rows (13 registers).
+constexpr int kMR = 6;
+constexpr int kMREdge = 4;
+constexpr int kNB = 2 * kV;   // columns of c per register block: two vectors
+constexpr int64_t kKC = 256;  // k block: a packed (kKC x kNB) panel of b is 16 KB and stays in L1
+
+// Unaligned whole-vector load and store. Through intrinsics where there are any: memcpy would take
+// the accumulators' address and keep them in memory inside the loop.
+#if defined(__AVX__)
+inline v8f load(const float* p) { return (v8f)_mm256_loadu_ps(p); }
+inline void store(float* p, v8f v) { _mm256_storeu_ps(p, (__m256)v); }
+#else
+inline v8f load(const float* p) {
+  v8f v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store(float* p, v8f v) { std::memcpy(p, &v, sizeof v); }
+#endif
+
+// The first `count` (0..8) lanes of a vector, for the last columns of c. AVX masked loads never touch
+// the masked-off lanes, so b and c are read in place with no padding or packing (packing with scalar
+// stores and reading back whole vectors stalls store forwarding). Stores go lane by lane: AVX masked
+// stores are microcoded and slow on AMD cores.
+#if defined(__AVX__)
+alignas(64) constexpr int32_t kMaskTable[2 * kV] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+struct Lanes {
+  int count;
+  __m256i mask;
+  explicit Lanes(int c)
+      : count(c), mask(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(kMaskTable + kV - c))) {}
+};
+inline v8f load(const float* p, const Lanes& l) { return (v8f)_mm256_maskload_ps(p, l.mask); }
+// Store the first l.count lanes as 4 + 2 + 1: indexing lanes by a variable would keep the
+// accumulators in memory.
+inline void store(float* p, v8f v, const Lanes& l) {
+  __m128 part = _mm256_castps256_ps128((__m256)v);
+  int count = l.count;
+  if (count == kV) return store(p, v);
+  if (count & 4) {
+    _mm_storeu_ps(p, part);
+    p += 4;
+    part = _mm256_extractf128_ps((__m256)v, 1);
+  }
+  if (count & 2) {
+    _mm_storel_pi(reinterpret_cast<__m64*>(p), part);
+    p += 2;
+    part = _mm_movehl_ps(part, part);
+  }
+  if (count & 1) _mm_store_ss(p, part);
+}
+#else
+struct Lanes {
+  int count;
+  explicit Lanes(int c) : count(c) {}
+};
+inline v8f load(const float* p, const Lanes& l) {
+  v8f v = {};
+  for (int j = 0; j < l.count; ++j) v[j] = p[j];
+  return v;
+}
+inline void store(float* p, v8f v, const Lanes& l) {
+  for (int j = 0; j < l.count; ++j) p[j] = v[j];
+}
+#endif
+
+// panel: (kc, kNB) = b[0:kc, 0:kNB]; b rows are n apart. Packed when many row blocks reuse it: a
+// contiguous 16 KB panel stays in L1, while rows of b n floats apart can crowd a few cache sets
+// (n a power of two).
+void pack_panel(const float* b, int64_t n, int64_t kc, float* panel) {
+  for (int64_t p = 0; p < kc; ++p) {
+    store(panel + p * kNB, load(b + p * n));
+    store(panel + p * kNB + kV, load(b + p * n + kV));
+  }
+}
+
+// c[0:MR, 0:nb] = (accumulate ? c : 0) + a[0:MR, 0:kc] @ bp[0:kc, 0:nb]; rows of a, bp and c are
+// lda, ldb and n apart. kFull: nb == kNB, plain loads; otherwise masked loads of the first nb columns.
+// MR is fixed so that the 2*MR accumulators live in registers.
+template <int MR, bool kFull>
+void block(const float* a, int64_t lda, const float* bp, int64_t ldb, float* c, int64_t n, int64_t kc, int nb,
+           bool accumulate) {
+  const Lanes l0(std::min(nb, kV)), l1(std::max(nb - kV, 0));
+  v8f acc[MR][2];
+  KCPP_UNROLL for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = v8f{};
+  for (int64_t p = 0; p < kc; ++p) {
+    const float* bq = bp + p * ldb;
+    v8f b0 = kFull ? load(bq) : load(bq, l0);
+    v8f b1 = kFull ? load(bq + kV) : load(bq + kV, l1);
+    KCPP_UNROLL for (int r = 0; r < MR; ++r) {
+      float ar = a[r * lda + p];
+      acc[r][0] += ar * b0;
+      acc[r][1] += ar * b1;
+    }
+  }
+  KCPP_UNROLL for (int r = 0; r < MR; ++r) {
+    float* cr = c + r * n;
+    if (kFull) {
+      store(cr, accumulate ? acc[r][0] + load(cr) : acc[r][0]);
+      store(cr + kV, accumulate ? acc[r][1] + load(cr + kV) : acc[r][1]);
+    } else {
+      store(cr, accumulate ? acc[r][0] + load(cr, l0) : acc[r][0], l0);
+      store(cr + kV, accumulate ? acc[r][1] + load(cr + kV, l1) : acc[r][1], l1);
+    }
+  }
+}
+
+using BlockFn = void (*)(const float*, int64_t, const float*, int64_t, float*, int64_t, int64_t, int, bool);
+// kBlocks[full][rows]
+constexpr BlockFn kBlocks[2][kMR + 1] = {
+    {nullptr, block<1, false>, block<2, false>, block<3, false>, block<4, false>, nullptr, nullptr},
+    {nullptr, block<1, true>, block<2, true>, block<3, true>, block<4, true>, block<5, true>,
+     block<6, true>}};
+
+}  // namespace
+
+void matmul_small(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    std::memset(c, 0, sizeof(float) * m * n);
+    return;
+  }
+  alignas(64) float panel[kKC * kNB];  // 16 KB on the stack: kernels never allocate
+  for (int64_t p0 = 0; p0 < k; p0 += kKC) {
+    int64_t kc = std::min(kKC, k - p0);
+    for (int64_t j0 = 0; j0 < n; j0 += kNB) {
+      int nb = static_cast<int>(std::min<int64_t>(kNB, n - j0));
+      bool full = nb == kNB;
+      const float* bp = b + p0 * n + j0;
+      int64_t ldb = n;
+      if (full && m > kMR) {
+        pack_panel(bp, n, kc, panel);
+        bp = panel;
+        ldb = kNB;
+      }
+      const int64_t rows = full ? kMR : kMREdge;
+      for (int64_t i0 = 0; i0 < m; i0 += rows) {
+        int mr = static_cast<int>(std::min<int64_t>(rows, m - i0));
+        kBlocks[full][mr](a + i0 * k + p0, k, bp, ldb, c + i0 * n + j0, n, kc, nb, p0 > 0);
+      }
+    }
+  }
+}
+
+// c: (m, n) = op(a) @ op(b) for m*n*k <= kMatmulSmallMaxWork, k > 0: j innermost so that it vectorises.
+void matmul_transposed_small(bool transpose_a, bool transpose_b, const float* a, const float* b, float* c,
+                             int64_t m, int64_t n, int64_t k) {
+  std::memset(c, 0, sizeof(float) * m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) {
+      const float av = transpose_a ? a[p * m + i] : a[i * k + p];
+      float* ci = c + i * n;
+      if (transpose_b)
+        for (int64_t j = 0; j < n; ++j) ci[j] += av * b[j * k + p];
+      else
+        for (int64_t j = 0; j < n; ++j) ci[j] += av * b[p * n + j];
+    }
+}
+
+}  // namespace kerascpp::kernels::KCPP_ISA

@@ -1,0 +1,80 @@
+// The choice of a kernel set per instruction set (kernels/isa.h): every set this CPU runs against the
+// reference kernels in one process, and KERASCPP_MAX_ISA honoured (ctest runs this binary once per
+// cap; the other kernel tests then check the capped set).
+#include "kernels/isa.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "kerascpp/error.h"
+#include "kernel_test_util.h"
+#include "kernels/ref/ref.h"
+
+namespace kerascpp::kernels {
+namespace {
+
+TEST(Isa, RunnableSetsStartWithTheBaselineAndIncludeTheActiveOne) {
+  auto sets = runnable_isa_kernels();
+  ASSERT_FALSE(sets.empty());
+  EXPECT_EQ(sets.front()->isa, Isa::baseline);
+  bool active_listed = false;
+  for (size_t i = 0; i < sets.size(); ++i) {
+    if (i > 0) {
+      EXPECT_LT(sets[i - 1]->isa, sets[i]->isa);
+    }
+    active_listed = active_listed || sets[i] == &isa_kernels();
+  }
+  EXPECT_TRUE(active_listed) << isa_choice();
+  EXPECT_EQ(isa_choice().rfind(isa_kernels().name, 0), 0u) << isa_choice();
+}
+
+TEST(Isa, MaxIsaCapsTheChoice) {
+  const char* cap = std::getenv("KERASCPP_MAX_ISA");
+  if (cap == nullptr || *cap == 0) GTEST_SKIP() << "no cap set: " << isa_choice();
+  EXPECT_LE(isa_kernels().isa, parse_isa(cap)) << isa_choice();
+  EXPECT_NE(isa_choice().find(std::string("KERASCPP_MAX_ISA=") + cap), std::string::npos) << isa_choice();
+}
+
+TEST(Isa, ParsesNamesAndLevelsAndNamesABadValue) {
+  EXPECT_EQ(parse_isa("baseline"), Isa::baseline);
+  EXPECT_EQ(parse_isa("x86-64-v2"), Isa::baseline);
+  EXPECT_EQ(parse_isa("AVX2"), Isa::avx2);
+  EXPECT_EQ(parse_isa("x86-64-v3"), Isa::avx2);
+  EXPECT_EQ(parse_isa("avx512"), Isa::avx512);
+  EXPECT_EQ(parse_isa("X86-64-V4"), Isa::avx512);
+  try {
+    parse_isa("avx1024");
+    FAIL() << "no error";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("KERASCPP_MAX_ISA=avx1024"), std::string::npos) << e.what();
+  }
+}
+
+// Every set, called through its table, on sizes that take the vector loops and their remainders.
+TEST(Isa, EverySetMatchesTheReferenceKernels) {
+  std::mt19937 g(11);
+  for (const IsaKernels* set : runnable_isa_kernels()) {
+    for (int64_t n : {1, 7, 8, 17, 33}) {
+      const int64_t m = n + 2, k = 2 * n + 1;
+      auto a = test::random_floats(g, m * k), b = test::random_floats(g, k * n);
+      std::vector<float> c(m * n), want(m * n);
+      set->matmul_small(a.data(), b.data(), c.data(), m, n, k);
+      ref::matmul(a.data(), b.data(), want.data(), m, n, k);
+      for (int64_t i = 0; i < m * n; ++i)
+        ASSERT_NEAR(c[i], want[i], 1e-5 * k) << set->name << " matmul_small " << m << "x" << n << "x" << k;
+      auto x = test::random_floats(g, m * k, -4.f, 4.f);
+      std::vector<float> y(x.size()), yr(x.size());
+      set->unary(Unary::sigmoid, x.data(), y.data(), int64_t(x.size()), 0.f);
+      ref::unary(Unary::sigmoid, x.data(), yr.data(), int64_t(x.size()), 0.f);
+      for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(y[i], yr[i], 1e-6) << set->name << " sigmoid";
+      set->softmax(x.data(), y.data(), m, k, 1);
+      ref::softmax(x.data(), yr.data(), m, k, 1);
+      for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(y[i], yr[i], 1e-6) << set->name << " softmax";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kerascpp::kernels

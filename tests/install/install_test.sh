@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The installed C++ package, as a project outside the tree uses it: `cmake --install` into a fresh
+# prefix, every public header compiled alone against that prefix only (no internal header may leak),
+# examples/train_and_save built with find_package(kerascpp) and with pkg-config, and both binaries run
+# on the seed model.
+# Usage: install_test.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
+work=$build/test_install
+rm -rf "$work"
+mkdir -p "$work"
+prefix=$work/prefix
+cmake --install "$build" --prefix "$prefix" >/dev/null
+
+for h in "$prefix"/include/kerascpp/*.h; do
+  echo "#include <kerascpp/$(basename "$h")>" | c++ -std=c++20 -fsyntax-only -I"$prefix/include" -x c++ - ||
+    { echo "FAIL: $h does not compile on its own against the installed headers"; exit 1; }
+done
+echo "ok: $(ls "$prefix"/include/kerascpp/*.h | wc -l) installed headers compile on their own"
+
+model=$src/tests/fixtures/seed_mlp_2x10/keras3/model.keras
+cmake -S "$src/examples/train_and_save" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
+      -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$work/cmake" >/dev/null
+"$work/cmake/train_and_save" "$model" "$work/trained_cmake.keras" | tail -2
+
+# pkg-config: the same program with the flags the .pc file gives.
+libdir=$(ls -d "$prefix"/lib*/pkgconfig | head -1)
+flags=$(PKG_CONFIG_PATH=$libdir pkg-config --cflags --libs kerascpp)
+c++ -O1 "$src/examples/train_and_save/main.cpp" -o "$work/train_and_save_pc" $flags
+"$work/train_and_save_pc" "$model" "$work/trained_pc.keras" | tail -1
+"$prefix/bin/kerascpp" info "$work/trained_pc.keras" >/dev/null
+echo "ok: the installed CLI reads what the example saved"
