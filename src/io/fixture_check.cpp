@@ -30,7 +30,8 @@ std::vector<std::string> find_fixture_dirs(const std::string& dir) {
   return out;
 }
 
-std::vector<std::pair<std::string, Model>> load_fixture_forms(const std::string& dir, std::vector<FormResult>* failures) {
+std::vector<std::pair<std::string, Model>> load_fixture_forms(const std::string& dir,
+                                                              std::vector<FormResult>* failures) {
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.is_regular_file()) files.push_back(e.path().filename().string());
@@ -66,31 +67,51 @@ std::vector<std::pair<std::string, Model>> load_fixture_forms(const std::string&
   return out;
 }
 
+namespace {
+// The bound for each output: tol, or the larger one the fixture's meta.json gives by output name.
+std::vector<double> output_tolerances(const std::string& dir, size_t outputs, double tol) {
+  std::vector<double> out(outputs, tol);
+  std::ifstream f(fs::path(dir) / "meta.json");
+  if (!f) return out;
+  const Json meta = Json::parse(f);
+  const Json own = meta.value("tolerance", Json::object()).value("outputs", Json::object());
+  const Json entries = meta.value("outputs", Json::array());
+  for (size_t o = 0; o < outputs && o < entries.size(); ++o) {
+    const std::string name = entries[o].value("name", "");
+    if (own.contains(name)) out[o] = std::max(tol, own[name].get<double>());
+  }
+  return out;
+}
+}  // namespace
+
 std::vector<FormResult> check_fixture_dir(const std::string& dir, double tol, Tolerance how) {
   std::vector<FormResult> results;
   auto inputs = read_numbered(dir, "input_");
   auto expected = read_numbered(dir, "output_");
+  const std::vector<double> tols = output_tolerances(dir, expected.size(), tol);
   for (auto& [form, model] : load_fixture_forms(dir, &results)) {
     FormResult r{form, true, 0, 0, ""};
     try {
       auto got = model.predict(inputs);
-      KCPP_CHECK(got.size() == expected.size(), ValueError, "the model has ", got.size(), " outputs, Keras wrote ",
-                 expected.size());
+      KCPP_CHECK(got.size() == expected.size(), ValueError, "the model has ", got.size(),
+                 " outputs, Keras wrote ", expected.size());
       for (size_t o = 0; o < got.size(); ++o) {
         Tensor e = expected[o].astype(DType::float32);
-        KCPP_CHECK(got[o].shape() == e.shape(), ValueError, "output ", o, " has shape ", shape_str(got[o].shape()),
-                   ", Keras's has shape ", shape_str(e.shape()));
+        KCPP_CHECK(got[o].shape() == e.shape(), ValueError, "output ", o, " has shape ",
+                   shape_str(got[o].shape()), ", Keras's has shape ", shape_str(e.shape()));
         const float* a = got[o].data<float>();
         const float* b = e.data<float>();
-        double scale = 1;
+        double scale = 0;
         for (int64_t i = 0; i < e.size(); ++i) scale = std::max(scale, std::fabs(static_cast<double>(b[i])));
+        if (scale == 0) scale = 1;
         for (int64_t i = 0; i < e.size(); ++i) {
           double d = std::fabs(static_cast<double>(a[i]) - b[i]);
           if (std::isnan(a[i]) != std::isnan(b[i])) d = INFINITY;
           if (std::isnan(a[i]) && std::isnan(b[i])) d = 0;
           r.max_abs = std::max(r.max_abs, d);
-          r.max_rel = std::max(r.max_rel, d / std::max(std::fabs(static_cast<double>(b[i])), 1e-6));
-          const double allowed = how == Tolerance::elementwise ? tol * (1 + std::fabs(b[i])) : tol * scale;
+          r.max_of_scale = std::max(r.max_of_scale, d / scale);
+          const double allowed =
+              how == Tolerance::elementwise ? tols[o] * (1 + std::fabs(b[i])) : tols[o] * scale;
           if (!(d <= allowed)) r.ok = false;
         }
       }

@@ -1,4 +1,5 @@
-"""Files that kerascpp writes load in real Keras and predict Keras's own outputs to 1e-6.
+"""Files that kerascpp writes load in real Keras and predict Keras's own outputs (to 1e-5 of each
+output's scale, the fixtures' float32 round-off bound; see keras_loads_converted.py).
 
 Every fixture is converted by `kerascpp convert` (scripts/convert_fixtures.sh) into the Keras 3 forms
 (.keras, .h5, JSON + .weights.h5), read by Keras 3, and the Keras 2 forms (.h5, JSON + weights-only

@@ -39,7 +39,7 @@ static const char* kUsage =
     "usage: kerascpp <command> [options]\n"
     "  info FILE                                      summary of a Keras model file\n"
     "  predict FILE --input X.npy [--input ...] --output Y.npy [--output ...] [--batch-size N]\n"
-    "  verify DIR [--tol 1e-5] [--relative-to element|output]\n"
+    "  verify DIR [--tol 1e-5] [--relative-to output|element]\n"
     "                                                 load every model form in fixture folders under DIR,\n"
     "                                                 compare with Keras's outputs\n"
     "  convert IN OUT [--keras2] [--weights W]         any model form to any other (.keras, .h5, .json)\n"

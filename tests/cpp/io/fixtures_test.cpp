@@ -26,7 +26,7 @@ TEST(Fixtures, ThereAreFixturesOfBothWriters) {
 class FixtureDir : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FixtureDir, EveryFormMatchesKeras) {
-  auto results = io::check_fixture_dir(GetParam(), 1e-5);
+  auto results = io::check_fixture_dir(GetParam());  // 1e-5 of each output's scale, or meta.json's bound
   const bool emulated = GetParam().find("keras2_emulated") != std::string::npos;  // .h5 only
   // Every form the writer saved and read back itself (meta.json "forms"): .keras, .h5 and JSON +
   // weights, except where Keras cannot read its own .h5 (Keras 3 with keras.applications helper
@@ -36,7 +36,8 @@ TEST_P(FixtureDir, EveryFormMatchesKeras) {
   if (meta) forms = Json::parse(meta).value("forms", Json::object()).size();
   EXPECT_GE(results.size(), emulated ? 1u : forms) << "expected the forms of meta.json";
   for (const auto& r : results) {
-    EXPECT_TRUE(r.ok) << r.form << ": " << (r.error.empty() ? "max_abs=" + std::to_string(r.max_abs) : r.error);
+    EXPECT_TRUE(r.ok) << r.form << ": "
+                      << (r.error.empty() ? "max_abs=" + std::to_string(r.max_abs) : r.error);
   }
 }
 
