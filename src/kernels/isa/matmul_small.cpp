@@ -1,53 +1,62 @@
 // The small matmul: a register-blocked loop with no call, packing or threading overhead, for the
 // products below kMatmulSmallMaxWork (see matmul.cpp for the measurements behind the rule), and the
 // plain loop for small transposed products (the backward of a Dense layer at training batch sizes).
-// Compiled once per instruction set (kernels/isa.h): v8f is one AVX register where there is AVX,
-// two SSE registers on the baseline.
+// Compiled once per instruction set (kernels/isa.h): vf is one AVX register where there is AVX, one
+// SSE register on the baseline.
 #include <algorithm>
 #include <cstring>
 
 #include "kernels/isa/isa_set.h"
 
-#if defined(__AVX__)
+#if defined(__AVX__) || defined(__SSE2__)
 #include <immintrin.h>
 #endif
 
-// Without AVX, GCC warns that passing v8f by value changes the ABI; these helpers are internal and
-// inlined, so no ABI boundary is crossed.
+// GCC warns that passing a vector by value changes the ABI where the ISA lacks its registers; these
+// helpers are internal and inlined, so no ABI boundary is crossed.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace kerascpp::kernels::KCPP_ISA {
 namespace {
 
-// A vector of 8 floats (GCC/Clang vector extension): one AVX register; the compiler splits it into
-// narrower registers on CPUs without AVX, so this stays portable.
-using v8f = float __attribute__((vector_size(32)));
+// One vector register of floats (GCC/Clang vector extension): 8 lanes where there is AVX, 4 (SSE)
+// on the baseline. A 32-byte vector on a CPU without AVX would be split by the compiler, but it then
+// keeps the accumulators in memory (measured: 40x slower than AVX2 instead of about 2x).
+#if defined(__AVX__)
+using vf = float __attribute__((vector_size(32)));
+constexpr int kV = 8;
+#else
+using vf = float __attribute__((vector_size(16)));
+constexpr int kV = 4;
+#endif
 // Unrolling the row loops early lets the compiler keep acc[MR][2] in registers; otherwise the masked
 // loads (which may alias a vector array) make it store the accumulators on every iteration.
 #define KCPP_UNROLL _Pragma("GCC unroll 8")
-constexpr int kV = 8;
 // Rows of c per register block: full panels use 6 x 2 accumulators + 2 loads + 1 broadcast = 15 of
-// the 16 AVX registers; edge panels also hold two masks, so they take 4 rows (13 registers).
+// the 16 vector registers; edge panels also hold two masks, so they take 4 rows (13 registers).
 constexpr int kMR = 6;
 constexpr int kMREdge = 4;
 constexpr int kNB = 2 * kV;   // columns of c per register block: two vectors
-constexpr int64_t kKC = 256;  // k block: a packed (kKC x kNB) panel of b is 16 KB and stays in L1
+constexpr int64_t kKC = 256;  // k block: a packed (kKC x kNB) panel of b is 16 KB (AVX) and stays in L1
 
 // Unaligned whole-vector load and store. Through intrinsics where there are any: memcpy would take
 // the accumulators' address and keep them in memory inside the loop.
 #if defined(__AVX__)
-inline v8f load(const float* p) { return (v8f)_mm256_loadu_ps(p); }
-inline void store(float* p, v8f v) { _mm256_storeu_ps(p, (__m256)v); }
+inline vf load(const float* p) { return (vf)_mm256_loadu_ps(p); }
+inline void store(float* p, vf v) { _mm256_storeu_ps(p, (__m256)v); }
+#elif defined(__SSE2__)
+inline vf load(const float* p) { return (vf)_mm_loadu_ps(p); }
+inline void store(float* p, vf v) { _mm_storeu_ps(p, (__m128)v); }
 #else
-inline v8f load(const float* p) {
-  v8f v;
+inline vf load(const float* p) {
+  vf v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-inline void store(float* p, v8f v) { std::memcpy(p, &v, sizeof v); }
+inline void store(float* p, vf v) { std::memcpy(p, &v, sizeof v); }
 #endif
 
-// The first `count` (0..8) lanes of a vector, for the last columns of c. AVX masked loads never touch
+// The first `count` (0..kV) lanes of a vector, for the last columns of c. AVX masked loads never touch
 // the masked-off lanes, so b and c are read in place with no padding or packing (packing with scalar
 // stores and reading back whole vectors stalls store forwarding). Stores go lane by lane: AVX masked
 // stores are microcoded and slow on AMD cores.
@@ -59,10 +68,10 @@ struct Lanes {
   explicit Lanes(int c)
       : count(c), mask(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(kMaskTable + kV - c))) {}
 };
-inline v8f load(const float* p, const Lanes& l) { return (v8f)_mm256_maskload_ps(p, l.mask); }
+inline vf load(const float* p, const Lanes& l) { return (vf)_mm256_maskload_ps(p, l.mask); }
 // Store the first l.count lanes as 4 + 2 + 1: indexing lanes by a variable would keep the
 // accumulators in memory.
-inline void store(float* p, v8f v, const Lanes& l) {
+inline void store(float* p, vf v, const Lanes& l) {
   __m128 part = _mm256_castps256_ps128((__m256)v);
   int count = l.count;
   if (count == kV) return store(p, v);
@@ -78,18 +87,51 @@ inline void store(float* p, v8f v, const Lanes& l) {
   }
   if (count & 1) _mm_store_ss(p, part);
 }
+#elif defined(__SSE2__)
+// No masked loads: the first lanes are loaded and stored as 2 + 1 (a round trip through memory
+// would stall store forwarding, and indexing the vector would keep it in memory).
+struct Lanes {
+  int count;
+  explicit Lanes(int c) : count(c) {}
+};
+inline vf load(const float* p, const Lanes& l) {
+  switch (l.count) {
+    case 0:
+      return vf{};
+    case 1:
+      return (vf)_mm_load_ss(p);
+    case 2:
+      return (vf)_mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p)));
+    case 3:
+      return (vf)_mm_movelh_ps(_mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p))), _mm_load_ss(p + 2));
+    default:
+      return load(p);
+  }
+}
+inline void store(float* p, vf v, const Lanes& l) {
+  __m128 part = (__m128)v;
+  if (l.count == kV) return store(p, v);
+  if (l.count & 2) {
+    _mm_storel_pi(reinterpret_cast<__m64*>(p), part);
+    p += 2;
+    part = _mm_movehl_ps(part, part);
+  }
+  if (l.count & 1) _mm_store_ss(p, part);
+}
 #else
 struct Lanes {
   int count;
   explicit Lanes(int c) : count(c) {}
 };
-inline v8f load(const float* p, const Lanes& l) {
-  v8f v = {};
-  for (int j = 0; j < l.count; ++j) v[j] = p[j];
-  return v;
+inline vf load(const float* p, const Lanes& l) {
+  alignas(16) float t[kV] = {};
+  for (int j = 0; j < l.count; ++j) t[j] = p[j];
+  return load(t);
 }
-inline void store(float* p, v8f v, const Lanes& l) {
-  for (int j = 0; j < l.count; ++j) p[j] = v[j];
+inline void store(float* p, vf v, const Lanes& l) {
+  alignas(16) float t[kV];
+  store(t, v);
+  for (int j = 0; j < l.count; ++j) p[j] = t[j];
 }
 #endif
 
@@ -110,12 +152,12 @@ template <int MR, bool kFull>
 void block(const float* a, int64_t lda, const float* bp, int64_t ldb, float* c, int64_t n, int64_t kc, int nb,
            bool accumulate) {
   const Lanes l0(std::min(nb, kV)), l1(std::max(nb - kV, 0));
-  v8f acc[MR][2];
-  KCPP_UNROLL for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = v8f{};
+  vf acc[MR][2];
+  KCPP_UNROLL for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = vf{};
   for (int64_t p = 0; p < kc; ++p) {
     const float* bq = bp + p * ldb;
-    v8f b0 = kFull ? load(bq) : load(bq, l0);
-    v8f b1 = kFull ? load(bq + kV) : load(bq + kV, l1);
+    vf b0 = kFull ? load(bq) : load(bq, l0);
+    vf b1 = kFull ? load(bq + kV) : load(bq + kV, l1);
     KCPP_UNROLL for (int r = 0; r < MR; ++r) {
       float ar = a[r * lda + p];
       acc[r][0] += ar * b0;
