@@ -7,10 +7,13 @@
 //   build/bench_native big FILE R             R loads of one (big) model, each freed before the next
 //   build/bench_native read FILE R            R reads of the file's bytes into one buffer
 //   build/bench_native predict FILE BATCH N   N calls each of predict and model(x) on (BATCH, ...)
+//   build/bench_native fit FILE SAMPLES N     N epochs of fit (batch 128, Adam, sparse categorical
+//                                             crossentropy, no shuffle) on SAMPLES seeded random rows
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -47,8 +50,8 @@ void print(const std::vector<Series>& all, const std::string& extra = "") {
   std::printf("{\"series\": {");
   for (size_t k = 0; k < all.size(); ++k) {
     const Series& s = all[k];
-    std::printf("%s\"%s\": {\"rss_before_kb\": %ld, \"rss_after_kb\": %ld, \"us\": [", k ? ", " : "", s.name.c_str(),
-                s.rss_before, s.rss_after);
+    std::printf("%s\"%s\": {\"rss_before_kb\": %ld, \"rss_after_kb\": %ld, \"us\": [", k ? ", " : "",
+                s.name.c_str(), s.rss_before, s.rss_after);
     for (size_t i = 0; i < s.us.size(); ++i) std::printf("%s%.3f", i ? "," : "", s.us[i]);
     std::printf("]}");
   }
@@ -97,6 +100,39 @@ int run(const std::string& mode, const std::string& file, int n, int batch) {
     for (int i = 0; i < 10; ++i) (void)m.predict({x}, batch);  // warm-up: arenas and caches
     print({time_calls("predict", n, [&] { (void)m.predict({x}, batch); }),
            time_calls("call", n, [&] { (void)m({x}); })});
+  } else if (mode == "fit") {  // batch: the number of samples
+    kerascpp::LoadOptions load;
+    load.compile = false;
+    kerascpp::Model m = kerascpp::load_model(file, load);
+    kerascpp::Tensor x = make_input(m, batch);
+    std::mt19937 rng(0);
+    std::uniform_real_distribution<float> u(0.f, 1.f);
+    for (int64_t i = 0; i < x.size(); ++i) x.data<float>()[i] = u(rng);
+    const int64_t classes = m.output_shapes().at(0).back();
+    kerascpp::Tensor y = kerascpp::Tensor::zeros({batch});
+    for (int64_t i = 0; i < batch; ++i) y.data<float>()[i] = static_cast<float>(rng() % classes);
+    struct EpochTimer : kerascpp::callbacks::Callback {
+      Series* s;
+      Clock::time_point t0;
+      void on_epoch_begin(int, kerascpp::Logs&) override { t0 = Clock::now(); }
+      void on_epoch_end(int, kerascpp::Logs&) override { s->us.push_back(us_since(t0)); }
+    };
+    Series s{"epoch", {}, kerascpp::rss_kb(), 0};
+    auto timer = std::make_shared<EpochTimer>();
+    timer->s = &s;
+    kerascpp::CompileOptions compile;
+    compile.optimizer = "adam";
+    compile.loss = "sparse_categorical_crossentropy";
+    m.compile(compile);
+    kerascpp::FitOptions fit;
+    fit.batch_size = 128;
+    fit.epochs = n;
+    fit.verbose = 0;
+    fit.callbacks = {timer};
+    fit.shuffle = false;
+    m.fit({x}, {y}, fit);
+    s.rss_after = kerascpp::rss_kb();
+    print({s});
   } else {
     return 2;
   }
@@ -107,11 +143,12 @@ int run(const std::string& mode, const std::string& file, int n, int batch) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s load|weights|big|read FILE N  or  %s predict FILE BATCH N\n", argv[0], argv[0]);
+    std::fprintf(stderr, "usage: %s load|weights|big|read FILE N  or  %s predict|fit FILE BATCH|SAMPLES N\n",
+                 argv[0], argv[0]);
     return 2;
   }
   const std::string mode = argv[1];
-  const bool predict = mode == "predict";
+  const bool predict = mode == "predict" || mode == "fit";
   if (predict && argc < 5) return 2;
   try {
     return run(mode, argv[2], std::stoi(argv[predict ? 4 : 3]), predict ? std::stoi(argv[3]) : 1);

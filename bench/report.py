@@ -4,6 +4,8 @@ repeats), the mean of the first and the last 10% and their ratio, and RSS growth
 import os
 import statistics
 
+import doc_sections
+
 LABEL = {"keras3": "Keras 3", "tf_keras": "tf-keras", "native": "kerascpp C++", "kerascpp": "kerascpp Python",
          "onnxruntime": "ONNX Runtime", "cat": "cat"}
 COLOR = {"keras3": "tab:red", "tf_keras": "tab:orange", "native": "tab:blue", "kerascpp": "tab:green",
@@ -298,5 +300,7 @@ def write(meta, results, out, seed_root, root):
         lines += ["## Failures", "", "What did not run, with its error (the rest of the run went on):", ""]
         lines += [f"- {LABEL.get(e['impl'], e['impl'])}, {e['job']['kind']} `{os.path.basename(e['job'].get('file', ''))}`: "
                   f"`{e['error'].strip().splitlines()[-1][:300]}`" for e in errors] + [""]
-    with open(os.path.join(out, "benchmarks.md"), "w") as f:
-        f.write("\n".join(lines))
+    page = os.path.join(out, "benchmarks.md")
+    keep = doc_sections.kept(page)  # the sections other scripts own (bench/portable.py)
+    with open(page, "w") as f:
+        f.write("\n".join(lines) + ("\n" + keep if keep else ""))
