@@ -74,7 +74,7 @@ bench-training: deps
 bench-portable: build
 	scripts/install_deps.sh --python
 	cmake --build $(BUILD) -j$(JOBS) --target bench_native
-	.venv/bin/python bench/portable.py --portable $(abspath $(BUILD)) --native $(abspath build-native)
+	.venv/bin/python bench/portable.py --portable $(abspath $(BUILD)) --native $(abspath build-native) --rounds 11
 
 # Loads 1,000 sample models (each form of the seed MLP) in one process and checks that the first
 # and the last still predict what Keras predicted.

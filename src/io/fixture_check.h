@@ -36,7 +36,8 @@ std::vector<std::pair<std::string, Model>> load_fixture_forms(const std::string&
 // with the reason: "tolerance": {"outputs": {"<output name>": 1e-4}, "why": "..."}; the larger bound
 // wins.
 enum class Tolerance {
-  // |a - b| <= tol * max |b| over each output (1 where Keras's output is all zeros).
+  // |a - b| <= tol * max |b| over each output (over its finite values; 1 where they are all zero).
+  // NaN and infinities must match exactly.
   output_scale,
   // |a - b| <= tol * (1 + |b|) for every element (numpy's allclose, atol = rtol = tol): strict on
   // large values, loose on small outputs.

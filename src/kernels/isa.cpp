@@ -30,20 +30,27 @@ struct Choice {
   std::string why;
 };
 
-// The best set this CPU runs, and the features that decided it. GCC and Clang's
-// __builtin_cpu_supports also check that the OS saves the wider registers (XCR0).
+// The best set this CPU runs, and the features that decided it. __builtin_cpu_supports also checks
+// that the OS saves the wider registers (XCR0). The x86-64 level names match -march's levels exactly
+// (GCC 12, Clang 16); older compilers check the features those levels add that code generation uses.
 Isa detect(std::string* features) {
 #if defined(KCPP_ISA_X86)
   __builtin_cpu_init();
-  const bool v3 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+#if (defined(__clang__) && __clang_major__ >= 16) || (!defined(__clang__) && __GNUC__ >= 12)
+  const bool v3 = __builtin_cpu_supports("x86-64-v3");
+  const bool v4 = __builtin_cpu_supports("x86-64-v4");
+#else
+  const bool v3 = __builtin_cpu_supports("avx") && __builtin_cpu_supports("avx2") &&
+                  __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi") &&
                   __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("f16c") &&
                   __builtin_cpu_supports("movbe");
   const bool v4 = v3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                   __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
                   __builtin_cpu_supports("avx512cd");
-  *features = v4   ? "the CPU has AVX-512 F/BW/DQ/VL/CD"
-              : v3 ? "the CPU has AVX2, FMA and BMI2, not AVX-512"
-                   : "the CPU lacks AVX2, FMA or BMI2";
+#endif
+  *features = v4   ? "the CPU is x86-64-v4 (AVX-512 F/BW/DQ/VL/CD)"
+              : v3 ? "the CPU is x86-64-v3 (AVX2, FMA, BMI1/2), not v4"
+                   : "the CPU is not x86-64-v3 (it lacks AVX2, FMA or BMI)";
   return v4 ? Isa::avx512 : v3 ? Isa::avx2 : Isa::baseline;
 #else
   *features = "the only set built for this processor";

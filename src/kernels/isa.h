@@ -4,7 +4,7 @@
 // built on one machine runs on any other. The hot loops (the small matmul, the elementwise and
 // activation kernels and their gradients, normalisation, softmax, reductions) are compiled once more
 // per instruction set, from the files in kernels/isa/, each set into its own namespace:
-//   baseline  x86-64-v2  SSE4.2                                   (every x86-64 CPU of the last 15 years)
+//   baseline  x86-64-v2  SSE4.2, POPCNT                           (Nehalem, Bulldozer and later)
 //   avx2      x86-64-v3  AVX2, FMA, BMI2                          (Haswell, Zen and later)
 //   avx512    x86-64-v4  AVX-512 F/BW/DQ/VL/CD                    (Skylake-X, Zen 4 and later)
 // and one set is chosen the first time a kernel runs: the best the CPU has, capped by the environment
@@ -17,7 +17,7 @@
 // results stay bit-identical across threads. Each set is tested against the reference kernels.
 //
 //   kernels::isa_kernels().unary(Unary::relu, x, y, n, 0.f);   // what kernels::unary does
-//   std::puts(kernels::isa_choice());  // "avx512 (x86-64-v4): the CPU has AVX-512 F/BW/DQ/VL/CD"
+//   std::puts(kernels::isa_choice());  // "avx512 (x86-64-v4): the CPU is x86-64-v4 (AVX-512 ...)"
 #pragma once
 
 #include <string>
@@ -54,7 +54,7 @@ struct IsaKernels {
 // The set in use: the best this CPU runs, capped by KERASCPP_MAX_ISA. Chosen on the first call;
 // throws ValueError there if KERASCPP_MAX_ISA holds something else than the names above.
 const IsaKernels& isa_kernels();
-// Why that set: "avx2 (x86-64-v3): KERASCPP_MAX_ISA=avx2 (the CPU has AVX-512 F/BW/DQ/VL/CD)".
+// Why that set: "avx2 (x86-64-v3): KERASCPP_MAX_ISA=avx2 (the CPU is x86-64-v4 (AVX-512 ...))".
 std::string isa_choice();
 // A KERASCPP_MAX_ISA value: a set's name or its x86-64 level, in any case ("AVX2", "x86-64-v2");
 // ValueError naming the value otherwise.

@@ -26,8 +26,8 @@ cmake --build "$work/cmake" >/dev/null
 "$work/cmake/train_and_save" "$model" "$work/trained_cmake.keras" | tail -2
 
 # pkg-config: the same program with the flags the .pc file gives.
-libdir=$(ls -d "$prefix"/lib*/pkgconfig | head -1)
-flags=$(PKG_CONFIG_PATH=$libdir pkg-config --cflags --libs kerascpp)
+pcdir=$(dirname "$(find "$prefix" -name kerascpp.pc | head -1)")
+flags=$(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs kerascpp)
 c++ -O1 "$src/examples/train_and_save/main.cpp" -o "$work/train_and_save_pc" $flags
 "$work/train_and_save_pc" "$model" "$work/trained_pc.keras" | tail -1
 "$prefix/bin/kerascpp" info "$work/trained_pc.keras" >/dev/null

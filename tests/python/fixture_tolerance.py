@@ -24,9 +24,19 @@ def bounds(folder, count, default=DEFAULT):
 
 
 def worst(got, want):
-    """max |got - want| / max |want| (relative to the output's scale; 1 for an all-zero want)."""
-    scale = float(np.max(np.abs(want))) if np.size(want) else 0.0
-    return float(np.max(np.abs(np.asarray(got, np.float64) - want))) / (scale or 1.0) if np.size(want) else 0.0
+    """max |got - want| / max |want| (the scale over want's finite values; 1 where they are all zero).
+    NaN and infinities in want must be matched exactly (else inf), as in src/io/fixture_check.cpp."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    if want.size == 0:
+        return 0.0
+    finite = np.isfinite(want)
+    scale = float(np.max(np.abs(want[finite]))) if finite.any() else 0.0
+    both_finite = finite & np.isfinite(got)
+    same = (got == want) | (np.isnan(got) & np.isnan(want))
+    if not np.all(both_finite | same):
+        return float("inf")
+    diff = np.abs(got[both_finite] - want[both_finite])
+    return float(np.max(diff)) / (scale or 1.0) if diff.size else 0.0
 
 
 def assert_matches(got_list, want_list, folder, default=DEFAULT):

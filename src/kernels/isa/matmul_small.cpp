@@ -33,7 +33,7 @@ constexpr int kV = 4;
 // loads (which may alias a vector array) make it store the accumulators on every iteration.
 #define KCPP_UNROLL _Pragma("GCC unroll 8")
 // Rows of c per register block: full panels use 6 x 2 accumulators + 2 loads + 1 broadcast = 15 of
-// the 16 vector registers; edge panels also hold two masks, so they take 4 rows (13 registers).
+// the 16 vector registers; edge panels also hold two masks with AVX, so they take 4 rows (13).
 constexpr int kMR = 6;
 constexpr int kMREdge = 4;
 constexpr int kNB = 2 * kV;   // columns of c per register block: two vectors
@@ -56,7 +56,7 @@ inline vf load(const float* p) {
 inline void store(float* p, vf v) { std::memcpy(p, &v, sizeof v); }
 #endif
 
-// The first `count` (0..kV) lanes of a vector, for the last columns of c. AVX masked loads never touch
+// The first `count` (0..kV) lanes of a vector, for the last columns of c. With AVX: masked loads never touch
 // the masked-off lanes, so b and c are read in place with no padding or packing (packing with scalar
 // stores and reading back whole vectors stalls store forwarding). Stores go lane by lane: AVX masked
 // stores are microcoded and slow on AMD cores.
@@ -100,10 +100,11 @@ inline vf load(const float* p, const Lanes& l) {
       return vf{};
     case 1:
       return (vf)_mm_load_ss(p);
-    case 2:
-      return (vf)_mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p)));
+    case 2:  // 64-bit integer load: no float data read through a double*
+      return (vf)_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
     case 3:
-      return (vf)_mm_movelh_ps(_mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p))), _mm_load_ss(p + 2));
+      return (vf)_mm_movelh_ps(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))),
+                               _mm_load_ss(p + 2));
     default:
       return load(p);
   }
