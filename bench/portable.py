@@ -6,7 +6,8 @@ into its section of docs/benchmarks.md (`make bench-portable`).
 
     .venv/bin/python bench/portable.py --portable build --native build-native [--rounds 5] [--no-write]
 
-The native build is made if missing: cmake -DKERASCPP_NATIVE=ON -DKERASCPP_TESTS=OFF, target bench_native.
+The native build is configured (cmake -DKERASCPP_MARCH_NATIVE=ON -DKERASCPP_TESTS=OFF) and both are
+brought up to date (target bench_native); both builds' caches are checked to be what they claim.
 """
 import argparse
 import json
@@ -27,12 +28,20 @@ def cpu_model():
     return platform.processor()
 
 
-def ensure_native(build):
-    if not os.path.exists(os.path.join(build, "bench_native")):
-        subprocess.run(["cmake", "-S", ROOT, "-B", build, "-DCMAKE_BUILD_TYPE=Release", "-DKERASCPP_NATIVE=ON",
-                        "-DKERASCPP_TESTS=OFF"], check=True, stdout=subprocess.DEVNULL)
+def march_native(build):
+    """KERASCPP_MARCH_NATIVE from a build folder's CMake cache (False when absent: the default)."""
+    with open(os.path.join(build, "CMakeCache.txt")) as f:
+        return any(line.strip() == "KERASCPP_MARCH_NATIVE:BOOL=ON" for line in f)
+
+
+def ensure_builds(portable, native):
+    subprocess.run(["cmake", "-S", ROOT, "-B", native, "-DCMAKE_BUILD_TYPE=Release", "-DKERASCPP_MARCH_NATIVE=ON",
+                    "-DKERASCPP_TESTS=OFF"], check=True, stdout=subprocess.DEVNULL)
+    for build in (portable, native):
         subprocess.run(["cmake", "--build", build, "-j", str(os.cpu_count()), "--target", "bench_native"], check=True,
                        stdout=subprocess.DEVNULL)
+    if march_native(portable) or not march_native(native):
+        sys.exit(f"{portable} must be a default (portable) build and {native} a KERASCPP_MARCH_NATIVE=ON one")
 
 
 def ensure_models(work):
@@ -84,11 +93,12 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "bench_portable"))
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--threads", type=int, default=1, help="OMP_NUM_THREADS and OPENBLAS_NUM_THREADS of every run")
     ap.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md alone")
     a = ap.parse_args()
-    ensure_native(a.native)
+    ensure_builds(a.portable, a.native)
     models = ensure_models(a.work)
-    env_threads = os.environ.get("OMP_NUM_THREADS", "default")
+    os.environ["OMP_NUM_THREADS"] = os.environ["OPENBLAS_NUM_THREADS"] = str(a.threads)
     rows = []
     for label, args, series, skip in cases(models, a.quick):
         got = {"portable": [], "native": [], "baseline": []}
@@ -102,23 +112,24 @@ def main():
     lines = ["## Portable build against -march=native (issue 13)", "",
              "`make bench-portable` (bench/portable.py): the default build (x86-64-v2, kerascpp's hot kernels "
              "chosen at run time per instruction set, oneDNN and OpenBLAS dispatching by themselves) against a "
-             "`-DKERASCPP_NATIVE=ON` build of the same source, each as `bench_native` in its own process, "
+             "`-DKERASCPP_MARCH_NATIVE=ON` build of the same source, each as `bench_native` in its own process, "
              f"alternating A B A B over {a.rounds} rounds; each round gives the median of its calls (epochs after "
-             "the first for fit), the table the median of the rounds and their min-max, and the ratio is the "
-             "median of the rounds' own ratios (each pair ran back to back, so drift on the machine cancels). "
+             "the first for fit), the table the median of the rounds and their min-max; the ratio of those "
+             "medians, and the median of the rounds' own ratios (each pair ran back to back). "
              "The last column is the portable build with its own kernels capped to the baseline set "
              "(`KERASCPP_MAX_ISA=baseline`: what a CPU without AVX2 runs; oneDNN and OpenBLAS still choose "
              "for this CPU).", "",
-             f"- Machine: {cpu_model()}, {os.cpu_count()} cores; OMP_NUM_THREADS={env_threads}.", "",
-             "| | portable | native | portable / native (min-max) | portable, baseline kernels |",
-             "|---|---|---|---|---|"]
+             f"- Machine: {cpu_model()}, {os.cpu_count()} cores; {a.threads} thread(s) (OMP_NUM_THREADS, "
+             "OPENBLAS_NUM_THREADS).", "",
+             "| | portable | native | portable / native: medians | per round (min-max) | "
+             "portable, baseline kernels |", "|---|---|---|---|---|---|"]
     for label, got in rows:
         k = scale[label.rsplit(" ", 1)[1]]
         p, n = statistics.median(got["portable"]) * k, statistics.median(got["native"]) * k
         span = lambda v: f"{min(v) * k:.3g}-{max(v) * k:.3g}"
         ratios = [x / y for x, y in zip(got["portable"], got["native"])]
         lines.append(f"| {label} | {p:.3g} ({span(got['portable'])}) | {n:.3g} ({span(got['native'])}) | "
-                     f"{statistics.median(ratios):.3f} ({min(ratios):.2f}-{max(ratios):.2f}) | "
+                     f"{p / n:.3f} | {statistics.median(ratios):.3f} ({min(ratios):.2f}-{max(ratios):.2f}) | "
                      f"{statistics.median(got['baseline']) * k:.3g} |")
     print("\n".join(lines))
     if not a.no_write:
