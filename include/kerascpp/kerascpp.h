@@ -18,3 +18,4 @@
 #include "kerascpp/optimizers.h"
 #include "kerascpp/tensor.h"
 #include "kerascpp/variable.h"
+#include "kerascpp/warnings.h"

@@ -1,15 +1,13 @@
 #include "io/optimizer_state.h"
 
-#include <iostream>
+#include "kerascpp/warnings.h"
 
 #include "io/weights_io.h"
 
 namespace kerascpp::io {
 namespace {
 
-void warn(const std::string& file, const std::string& what) {
-  std::cerr << "WARNING: " << file << ": " << what << '\n';
-}
+void warn(const std::string& file, const std::string& what) { kerascpp::warn(file + ": " + what); }
 
 // Keras 2 training_config metrics are lists (per output) of names or MeanMetricWrapper configs;
 // keep what compile() understands: the names.

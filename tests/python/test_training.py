@@ -303,3 +303,18 @@ def test_fit_matches_real_keras(keras_reference, name, optimizer):
     np.testing.assert_allclose(model.evaluate(x, y, batch_size=16, verbose=0), ref["evaluate"], rtol=1e-4)
     for got, want in zip(model.get_weights(), ref["weights"]):
         np.testing.assert_allclose(got, np.array(want, "float32"), rtol=1e-4, atol=1e-5)
+
+
+def test_engine_warnings_are_python_warnings():
+    # kerascpp::warn (here EarlyStopping's missing metric, as Keras words it) reaches the warnings
+    # module: pytest.warns sees it, and a filter set to "error" raises it from fit.
+    x, y = data()
+    model = fresh()
+    model.compile(optimizer="sgd", loss="mse")
+    with pytest.warns(UserWarning, match="Early stopping conditioned on metric `val_nope`"):
+        model.fit(x, y, epochs=1, verbose=0, callbacks=[keras.callbacks.EarlyStopping(monitor="val_nope", mode="min")])
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(UserWarning, match="val_nope"):
+            model.fit(x, y, epochs=1, verbose=0, callbacks=[keras.callbacks.EarlyStopping(monitor="val_nope", mode="min")])

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "kerascpp/error.h"
+#include "kerascpp/warnings.h"
 #include "training/callbacks/callback_utils.h"
 
 namespace kerascpp {
@@ -104,7 +105,7 @@ std::ostream& msg_out() { return std::cout; }
 void warn_once(bool& warned, const std::string& message) {
   if (warned) return;
   warned = true;
-  std::cerr << "UserWarning: " << message << std::endl;
+  kerascpp::warn(message);
 }
 
 std::string join_keys(const Logs& logs) {

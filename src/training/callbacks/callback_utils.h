@@ -24,8 +24,8 @@ std::string str_arg(const std::string& callback, const Json& kwargs, const char*
 
 // Where Keras's io_utils.print_msg writes (sys.stdout).
 std::ostream& msg_out();
-// warnings.warn: "UserWarning: <message>" on std::cerr, once per callback (Python's default filter
-// shows a warning once per place in the code).
+// warnings.warn, once per callback (Python's default filter shows a warning once per place in the
+// code), through kerascpp::warn.
 void warn_once(bool& warned, const std::string& message);
 // "loss,val_loss": Keras's ','.join(list(logs.keys())).
 std::string join_keys(const Logs& logs);
