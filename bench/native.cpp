@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "core/process.h"
+#include "support/process.h"
 #include "kerascpp/model.h"
 
 namespace {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/process.h"
+#include "support/process.h"
 #include "io/npy.h"
 #include "kerascpp/model.h"
 

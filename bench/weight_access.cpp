@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/process.h"
+#include "support/process.h"
 #include "kerascpp/model.h"
 
 namespace {

@@ -206,7 +206,7 @@ Json canonical_entry(Json entry, int major) {
   if (cls == "Model") cls = "Functional";
   // Keras 3 graphs also hold keras.ops calls (x + 3.0, keras.ops.add(a, b)): entries of module
   // keras.src.ops.*, whose class names collide with layers' (Add, Multiply). They are named with
-  // their module ("keras.src.ops.numpy.Add", see src/layers/ops/numpy_binary.cpp).
+  // their module ("keras.src.ops.numpy.Add", see src/layers/op_nodes/numpy_binary.cpp).
   const bool is_op = entry.contains("module") && entry["module"].is_string() &&
                      entry["module"].get<std::string>().rfind("keras.src.ops.", 0) == 0;
   if (is_op) cls = entry["module"].get<std::string>() + "." + cls;

@@ -1,6 +1,6 @@
 """How far an output may be from the output Keras wrote into a fixture: 1e-5 of the output's scale
 (max |y|), or the larger bound the fixture's meta.json gives for that output, with its reason. The
-same rule as `kerascpp verify` (src/io/fixture_check.h explains the numbers)."""
+same rule as `kerascpp verify` (tools/support/fixture_check.h explains the numbers)."""
 import json
 import os
 
@@ -25,7 +25,7 @@ def bounds(folder, count, default=DEFAULT):
 
 def worst(got, want):
     """max |got - want| / max |want| (the scale over want's finite values; 1 where they are all zero).
-    NaN and infinities in want must be matched exactly (else inf), as in src/io/fixture_check.cpp."""
+    NaN and infinities in want must be matched exactly (else inf), as in tools/support/fixture_check.cpp."""
     got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
     if want.size == 0:
         return 0.0

@@ -10,7 +10,7 @@
 
 #include "commands.h"
 #include "io/npy.h"
-#include "core/process.h"
+#include "support/process.h"
 #include "kerascpp/model.h"
 
 namespace kerascpp::cli {

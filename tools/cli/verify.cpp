@@ -4,8 +4,8 @@
 #include <iostream>
 
 #include "commands.h"
-#include "io/fixture_check.h"
 #include "kernels/isa.h"
+#include "support/fixture_check.h"
 
 namespace kerascpp::cli {
 
@@ -15,8 +15,9 @@ int verify(const Args& a) {
   const std::string relative_to = take_option(args, "--relative-to", "output");
   KCPP_CHECK(args.size() == 1 && (relative_to == "element" || relative_to == "output"), ValueError,
              "usage: kerascpp verify DIR [--tol 1e-5] [--relative-to output|element]");
-  const auto how = relative_to == "output" ? io::Tolerance::output_scale : io::Tolerance::elementwise;
-  auto dirs = io::find_fixture_dirs(args[0]);
+  const auto how =
+      relative_to == "output" ? support::Tolerance::output_scale : support::Tolerance::elementwise;
+  auto dirs = support::find_fixture_dirs(args[0]);
   KCPP_CHECK(!dirs.empty(), IOError, "No fixture folder (with input_0.npy) under ", args[0]);
   // Which fast paths this run checks (KERASCPP_MAX_ISA and ONEDNN_MAX_CPU_ISA cap them).
   const char* onednn_cap = std::getenv("ONEDNN_MAX_CPU_ISA");
@@ -24,7 +25,7 @@ int verify(const Args& a) {
               onednn_cap ? (std::string("ONEDNN_MAX_CPU_ISA=") + onednn_cap).c_str() : "its own choice");
   int passed = 0, failed = 0;
   for (const auto& dir : dirs) {
-    auto results = io::check_fixture_dir(dir, tol, how);
+    auto results = support::check_fixture_dir(dir, tol, how);
     if (results.empty()) {
       std::printf("FAIL %s: no model file found\n", dir.c_str());
       ++failed;

@@ -5,12 +5,12 @@
 #include <fstream>
 
 #include "../test_paths.h"
-#include "io/fixture_check.h"
+#include "support/fixture_check.h"
 
 namespace kerascpp {
 namespace {
 
-std::vector<std::string> fixture_dirs() { return io::find_fixture_dirs(testing::fixture("")); }
+std::vector<std::string> fixture_dirs() { return support::find_fixture_dirs(testing::fixture("")); }
 
 TEST(Fixtures, ThereAreFixturesOfBothWriters) {
   auto dirs = fixture_dirs();
@@ -26,7 +26,7 @@ TEST(Fixtures, ThereAreFixturesOfBothWriters) {
 class FixtureDir : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FixtureDir, EveryFormMatchesKeras) {
-  auto results = io::check_fixture_dir(GetParam());  // 1e-5 of each output's scale, or meta.json's bound
+  auto results = support::check_fixture_dir(GetParam());  // 1e-5 of each output's scale, or meta.json's bound
   const bool emulated = GetParam().find("keras2_emulated") != std::string::npos;  // .h5 only
   // Every form the writer saved and read back itself (meta.json "forms"): .keras, .h5 and JSON +
   // weights, except where Keras cannot read its own .h5 (Keras 3 with keras.applications helper

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "../test_paths.h"
-#include "io/fixture_check.h"
+#include "support/fixture_check.h"
 #include "io/npy.h"
 #include "kerascpp/model.h"
 #include "ops/ops.h"

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "../test_paths.h"
-#include "io/fixture_check.h"
+#include "support/fixture_check.h"
 #include "io/npy.h"
 
 namespace kerascpp {
@@ -101,12 +101,12 @@ TEST(Model, GetLayerAndSummary) {
 
 // clear_session resets naming only: ten different models loaded before it predict exactly as before.
 TEST(Model, ClearSessionBreaksNoLoadedModel) {
-  auto dirs = io::find_fixture_dirs(testing::fixture(""));
+  auto dirs = support::find_fixture_dirs(testing::fixture(""));
   std::vector<std::tuple<Model, std::vector<Tensor>, std::vector<Tensor>>> loaded;
   for (const auto& d : dirs) {
     if (loaded.size() == 10) break;
-    std::vector<io::FormResult> failures;
-    auto forms = io::load_fixture_forms(d, &failures);
+    std::vector<support::FormResult> failures;
+    auto forms = support::load_fixture_forms(d, &failures);
     ASSERT_FALSE(forms.empty()) << d;
     auto in = inputs_of(d);
     auto out = forms[0].second.predict(in);

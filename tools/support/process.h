@@ -1,4 +1,4 @@
-// Facts about the running process, for benchmarks and the CLI.
+// Facts about the running process, for benchmarks and the CLI (tools/support: not part of the library).
 #pragma once
 
 namespace kerascpp {

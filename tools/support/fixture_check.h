@@ -1,9 +1,10 @@
 // Checks a fixture folder written by real Keras (scripts/make_fixtures.py): loads the model in every
 // form the folder holds, runs input_<i>.npy and compares with Keras's own output_<i>.npy.
 // Forms: every *.keras and every full-model *.h5; every *.json with its weights <stem>.weights.h5 or
-// <stem>.h5. Used by `kerascpp verify` and the tests.
+// <stem>.h5. Used by `kerascpp verify` and the tests; not part of the library (tools/support is linked
+// by the CLI, the tests and the benchmarks only).
 //
-//   for (const auto& r : io::check_fixture_dir("tests/fixtures/seed_mlp_2x10/keras3"))
+//   for (const auto& r : support::check_fixture_dir("tests/fixtures/seed_mlp_2x10/keras3"))
 //     std::cout << r.form << " " << r.max_abs << " " << (r.ok ? "ok" : r.error) << "\n";
 #pragma once
 
@@ -12,7 +13,7 @@
 
 #include "kerascpp/model.h"
 
-namespace kerascpp::io {
+namespace kerascpp::support {
 
 struct FormResult {
   std::string form;         // "model.keras", "config.json + config.weights.h5", ...
@@ -46,4 +47,4 @@ enum class Tolerance {
 std::vector<FormResult> check_fixture_dir(const std::string& dir, double tol = 1e-5,
                                           Tolerance how = Tolerance::output_scale);
 
-}  // namespace kerascpp::io
+}  // namespace kerascpp::support

@@ -1,4 +1,4 @@
-#include "io/fixture_check.h"
+#include "support/fixture_check.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,14 +7,14 @@
 
 #include "io/npy.h"
 
-namespace kerascpp::io {
+namespace kerascpp::support {
 namespace fs = std::filesystem;
 
 namespace {
 std::vector<Tensor> read_numbered(const fs::path& dir, const std::string& prefix) {
   std::vector<Tensor> out;
   for (int i = 0; fs::exists(dir / (prefix + std::to_string(i) + ".npy")); ++i)
-    out.push_back(read_npy((dir / (prefix + std::to_string(i) + ".npy")).string()));
+    out.push_back(io::read_npy((dir / (prefix + std::to_string(i) + ".npy")).string()));
   return out;
 }
 }  // namespace
@@ -126,4 +126,4 @@ std::vector<FormResult> check_fixture_dir(const std::string& dir, double tol, To
   return results;
 }
 
-}  // namespace kerascpp::io
+}  // namespace kerascpp::support

@@ -1,4 +1,4 @@
-#include "core/process.h"
+#include "support/process.h"
 
 #include <fstream>
 #include <string>
