@@ -4,18 +4,35 @@
 // Formulas are stated in ref/activation.cpp, which is the definition the fast kernels are tested against.
 #pragma once
 
+#include <string_view>
+
 namespace kerascpp::kernels {
 
 // prelu(x, alpha) = max(x, 0) + alpha * min(x, 0): a binary op so that alpha broadcasts like any operand.
 enum class Binary { add, subtract, multiply, divide, maximum, minimum, prelu };
 
-// alpha: slope of leaky_relu, scale of elu; unused by the others.
-// clang-format off
+// alpha: slope of leaky_relu, scale of elu; unused by the others. The ops are listed in unary_list.inc.
+#define KCPP_UNARY(name) name,
 enum class Unary {
-  linear, relu, relu6, sigmoid, tanh, elu, selu, softplus, softsign, silu, gelu, gelu_approximate,
-  hard_sigmoid, hard_sigmoid_k2, hard_silu, exponential, mish, leaky_relu, sqrt, square, abs, exp, log
+#include "kernels/unary_list.inc"
 };
-// clang-format on
+#undef KCPP_UNARY
+
+// Every op, in the list's order.
+#define KCPP_UNARY(name) Unary::name,
+inline constexpr Unary kAllUnary[] = {
+#include "kernels/unary_list.inc"
+};
+#undef KCPP_UNARY
+
+// The op's name in the list ("gelu_approximate"), for messages and the tape.
+constexpr std::string_view unary_name(Unary op) {
+#define KCPP_UNARY(name) \
+  if (op == Unary::name) return #name;
+#include "kernels/unary_list.inc"
+#undef KCPP_UNARY
+  return "unknown";
+}
 
 // Upper bound on the rank of tensors that transpose accepts: it keeps per-dimension state on the
 // stack. Ops check it; Keras tensors rarely pass 6.

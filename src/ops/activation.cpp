@@ -11,59 +11,6 @@
 namespace kerascpp::ops {
 namespace {
 
-kernels::Unary to_kernel(UnaryOp op) {
-  using K = kernels::Unary;
-  switch (op) {
-    case UnaryOp::linear:
-      return K::linear;
-    case UnaryOp::relu:
-      return K::relu;
-    case UnaryOp::relu6:
-      return K::relu6;
-    case UnaryOp::sigmoid:
-      return K::sigmoid;
-    case UnaryOp::tanh:
-      return K::tanh;
-    case UnaryOp::elu:
-      return K::elu;
-    case UnaryOp::selu:
-      return K::selu;
-    case UnaryOp::softplus:
-      return K::softplus;
-    case UnaryOp::softsign:
-      return K::softsign;
-    case UnaryOp::silu:
-      return K::silu;
-    case UnaryOp::gelu:
-      return K::gelu;
-    case UnaryOp::gelu_approximate:
-      return K::gelu_approximate;
-    case UnaryOp::hard_sigmoid:
-      return K::hard_sigmoid;
-    case UnaryOp::hard_sigmoid_k2:
-      return K::hard_sigmoid_k2;
-    case UnaryOp::hard_silu:
-      return K::hard_silu;
-    case UnaryOp::exponential:
-      return K::exponential;
-    case UnaryOp::mish:
-      return K::mish;
-    case UnaryOp::leaky_relu:
-      return K::leaky_relu;
-    case UnaryOp::sqrt:
-      return K::sqrt;
-    case UnaryOp::square:
-      return K::square;
-    case UnaryOp::abs:
-      return K::abs;
-    case UnaryOp::exp:
-      return K::exp;
-    case UnaryOp::log:
-      return K::log;
-  }
-  KCPP_THROW(ValueError, "Unknown UnaryOp ", static_cast<int>(op));
-}
-
 // Keras defaults when the caller passes no alpha: keras.activations.elu(alpha=1.0),
 // keras.activations.leaky_relu(negative_slope=0.2).
 float default_alpha(UnaryOp op) {
@@ -74,68 +21,16 @@ float default_alpha(UnaryOp op) {
 
 }  // namespace
 
-std::string_view unary_name(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::linear:
-      return "linear";
-    case UnaryOp::relu:
-      return "relu";
-    case UnaryOp::relu6:
-      return "relu6";
-    case UnaryOp::sigmoid:
-      return "sigmoid";
-    case UnaryOp::tanh:
-      return "tanh";
-    case UnaryOp::elu:
-      return "elu";
-    case UnaryOp::selu:
-      return "selu";
-    case UnaryOp::softplus:
-      return "softplus";
-    case UnaryOp::softsign:
-      return "softsign";
-    case UnaryOp::silu:
-      return "silu";
-    case UnaryOp::gelu:
-      return "gelu";
-    case UnaryOp::gelu_approximate:
-      return "gelu_approximate";
-    case UnaryOp::hard_sigmoid:
-      return "hard_sigmoid";
-    case UnaryOp::hard_sigmoid_k2:
-      return "hard_sigmoid_k2";
-    case UnaryOp::hard_silu:
-      return "hard_silu";
-    case UnaryOp::exponential:
-      return "exponential";
-    case UnaryOp::mish:
-      return "mish";
-    case UnaryOp::leaky_relu:
-      return "leaky_relu";
-    case UnaryOp::sqrt:
-      return "sqrt";
-    case UnaryOp::square:
-      return "square";
-    case UnaryOp::abs:
-      return "abs";
-    case UnaryOp::exp:
-      return "exp";
-    case UnaryOp::log:
-      return "log";
-  }
-  return "unknown";
-}
-
 Tensor unary(UnaryOp op, const Tensor& x, float alpha) {
   detail::check_float32(unary_name(op).data(), x, "x");  // the names are string literals
-  const kernels::Unary k = to_kernel(op);
   Tensor y = Tensor::empty(x.shape());
   const float a = std::isnan(alpha) ? default_alpha(op) : alpha;
-  kernels::unary(k, x.data<float>(), y.data<float>(), x.size(), a);
+  kernels::unary(op, x.data<float>(), y.data<float>(), x.size(), a);
   if (Recorder* r = tape_for({&x}))
-    r->record(unary_name(op), {x}, y, [k, x, y, a](const Tensor& dy) {
+    r->record(unary_name(op), {x}, y, [op, x, y, a](const Tensor& dy) {
       Tensor dx = Tensor::empty(x.shape());
-      kernels::unary_grad(k, x.data<float>(), y.data<float>(), dy.data<float>(), dx.data<float>(), x.size(), a);
+      kernels::unary_grad(op, x.data<float>(), y.data<float>(), dy.data<float>(), dx.data<float>(), x.size(),
+                          a);
       return Grads{dx};
     });
   return y;
@@ -189,8 +84,8 @@ Tensor relu(const Tensor& x, float negative_slope, float max_value, float thresh
   if (Recorder* r = tape_for({&x}))
     r->record("relu", {x}, y, [=](const Tensor& dy) {
       Tensor dx = Tensor::empty(x.shape());
-      kernels::relu_grad(x.data<float>(), dy.data<float>(), dx.data<float>(), x.size(), negative_slope, max_value,
-                         threshold);
+      kernels::relu_grad(x.data<float>(), dy.data<float>(), dx.data<float>(), x.size(), negative_slope,
+                         max_value, threshold);
       return Grads{dx};
     });
   return y;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kerascpp/tensor.h"
+#include "kernels/kinds.h"
 
 namespace kerascpp::ops {
 
@@ -40,10 +41,8 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);
 // Every Keras activation that is elementwise. Formulas follow keras/src/activations/activations.py
 // (Keras 3); hard_sigmoid_k2 is Keras 2's clip(0.2 x + 0.5, 0, 1), which Keras 3 changed to
 // relu6(x + 3) / 6.
-enum class UnaryOp {
-  linear, relu, relu6, sigmoid, tanh, elu, selu, softplus, softsign, silu, gelu, gelu_approximate,
-  hard_sigmoid, hard_sigmoid_k2, hard_silu, exponential, mish, leaky_relu, sqrt, square, abs, exp, log
-};
+// The ops are the kernels' (one list: src/kernels/unary_list.inc).
+using UnaryOp = kernels::Unary;
 // alpha is the slope of leaky_relu and the scale of elu; unused otherwise. NaN (the default) means the
 // Keras default of the activation: 0.2 for leaky_relu, 1.0 for elu, so that an activation looked up
 // by name (unary_from_name) computes what Keras computes.
@@ -53,7 +52,7 @@ Tensor unary(UnaryOp op, const Tensor& x, float alpha = std::numeric_limits<floa
 // pick hard_sigmoid_k2 themselves.
 bool unary_from_name(std::string_view name, UnaryOp* op);
 // The enumerator's name ("silu", "gelu_approximate", "hard_sigmoid_k2"...), for messages and configs.
-std::string_view unary_name(UnaryOp op);
+using kernels::unary_name;
 
 // Keras ReLU layer / keras.activations.relu: max_value may be +inf, values below threshold become
 // negative_slope * (x - threshold).

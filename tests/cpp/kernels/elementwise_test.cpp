@@ -28,15 +28,15 @@ std::vector<float> activation_inputs(std::mt19937& g) {
 TEST(Unary, FastMatchesRefForEveryOp) {
   std::mt19937 g(1);
   const std::vector<float> x = activation_inputs(g);
-  for (int o = 0; o <= static_cast<int>(Unary::log); ++o) {
-    const Unary op = static_cast<Unary>(o);
+  for (const Unary op : kAllUnary) {
     for (float alpha : {0.2f, 1.f, 1.7f}) {
       std::vector<float> got(x.size()), want(x.size());
       unary(op, x.data(), got.data(), x.size(), alpha);
       ref::unary(op, x.data(), want.data(), x.size(), alpha);
       for (size_t i = 0; i < x.size(); ++i)
         ASSERT_TRUE(test::close(got[i], want[i], 2e-7, 4e-6))
-            << "op " << o << " alpha " << alpha << " x=" << x[i] << " got " << got[i] << " want " << want[i];
+            << unary_name(op) << " alpha " << alpha << " x=" << x[i] << " got " << got[i] << " want "
+            << want[i];
     }
   }
 }

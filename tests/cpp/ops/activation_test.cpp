@@ -72,23 +72,20 @@ double formula(UnaryOp op, LD x, LD alpha) {
   return 0;
 }
 
-constexpr int kLastOp = static_cast<int>(UnaryOp::log);
-
 TEST(Unary, EveryOpMatchesFormulaAndRef) {
   std::mt19937 g(300);
   Tensor x = test::random_tensor(g, {40, 50}, -10.f, 10.f);
   // Kinks and crossings: 0, +-3 (hard_sigmoid), +-2.5 (Keras 2), 6 (relu6).
   const float special[] = {0.f, 3.f, -3.f, 2.5f, -2.5f, 6.f, -6.f, 1e-6f, -1e-6f, 30.f, -30.f};
   std::copy(std::begin(special), std::end(special), x.data<float>());
-  for (int o = 0; o <= kLastOp; ++o) {
-    const UnaryOp op = static_cast<UnaryOp>(o);
+  for (const UnaryOp op : kernels::kAllUnary) {
     const bool positive_only = op == UnaryOp::sqrt || op == UnaryOp::log;
     Tensor in = positive_only ? unary(UnaryOp::abs, x) : x;
     for (float alpha : {0.3f, 1.f}) {
       Tensor y = unary(op, in, alpha);
       std::vector<double> want(in.size()), r(in.size());
       std::vector<float> rf(in.size());
-      kernels::ref::unary(static_cast<kernels::Unary>(o), in.data<float>(), rf.data(), in.size(), alpha);
+      kernels::ref::unary(op, in.data<float>(), rf.data(), in.size(), alpha);
       for (int64_t i = 0; i < in.size(); ++i) {
         want[i] = formula(op, in.data<float>()[i], alpha);
         r[i] = rf[i];
@@ -103,7 +100,7 @@ TEST(Unary, EveryOpMatchesFormulaAndRef) {
 TEST(Unary, SizesZeroAndOneAndScalars) {
   for (const Shape& s : {Shape{}, Shape{0}, Shape{1}, Shape{3, 0, 2}}) {
     Tensor x = Tensor::zeros(s);
-    for (int o = 0; o <= kLastOp; ++o) EXPECT_EQ(unary(static_cast<UnaryOp>(o), x).shape(), s);
+    for (const UnaryOp op : kernels::kAllUnary) EXPECT_EQ(unary(op, x).shape(), s);
   }
 }
 
