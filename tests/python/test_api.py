@@ -74,13 +74,16 @@ def test_predict_matches_real_keras(d, form):
 # ---- the seed snippets, unchanged but for the import ------------------------------------------
 
 def test_seed_load_30_models_in_a_timed_loop():
-    times = []
+    times, models = [], []
     for i in range(30):
         t0 = time.time()
         model = keras.models.load_model(os.path.join(SEED, "model.h5"))
         times.append(time.time() - t0)
-    assert model.predict(np.zeros((1, 8), "float32")).shape == (1, 1)
-    assert len(times) == 30  # the times are the seed's own loop; flatness is measured in bench/, not here
+        models.append(model)
+    # Flatness is measured in bench/, not here; here every one of the 30 models, all alive, is whole.
+    x, y = np.load(os.path.join(SEED, "input_0.npy")), np.load(os.path.join(SEED, "output_0.npy"))
+    for m in models:
+        fixture_tolerance.assert_matches([m.predict(x, verbose=0)], [y], SEED)
 
 
 def test_seed_get_value_in_a_loop():

@@ -50,21 +50,28 @@ def test_predict_from_threads_with_python_layers():
 
 
 def test_gil_is_released_while_predicting():
+    # A ticker thread records when it runs; with the GIL held through predict it could only tick before
+    # and after the call, so ticks are counted strictly inside one long predict (margins of 5 ms, the
+    # interpreter's switch interval), and there must be many of them.
+    import time
     model = keras.models.load_model(os.path.join(FIX, "deep_mlp_activations", "keras3", "model.keras"))
-    x = np.random.default_rng(2).normal(size=(20000, model.inputs[0].shape[1])).astype("float32")
+    x = np.random.default_rng(2).normal(size=(200000, model.inputs[0].shape[1])).astype("float32")
     ticks = []
     stop = threading.Event()
 
     def ticker():
         while not stop.is_set():
-            ticks.append(1)
+            ticks.append(time.perf_counter())
             stop.wait(0.001)
 
     t = threading.Thread(target=ticker)
     t.start()
-    before = len(ticks)
-    model.predict(x)
-    model.predict(x)
+    time.sleep(0.01)
+    t0 = time.perf_counter()
+    model.predict(x, batch_size=200000)
+    t1 = time.perf_counter()
     stop.set()
     t.join()
-    assert len(ticks) - before > 2  # Python ran in another thread during predict
+    inside = [s for s in ticks if t0 + 0.005 < s < t1 - 0.005]
+    assert t1 - t0 > 0.05, f"predict took {t1 - t0:.3f} s: too short to tell"
+    assert len(inside) >= (t1 - t0) / 0.01, (len(inside), t1 - t0)
