@@ -1,4 +1,5 @@
-// Automatic names for layers made without one ("dense", "dense_1", ...), as Keras gives them.
+// Automatic names for layers made without one ("dense", "dense_1", ...), as Keras gives them, and
+// Keras's snake_case of a class name, which makes those names and the paths of Keras 3 weight files.
 // The counters are the only process-wide mutable state of kerascpp; clear_session() resets them and
 // touches nothing else.
 #pragma once
@@ -10,5 +11,9 @@ namespace kerascpp {
 
 std::string unique_name(std::string_view prefix);
 void reset_automatic_names();
+
+// Keras 3's naming.to_snake_case: "PReLU" -> "p_re_lu", "Conv2DTranspose" -> "conv2d_transpose",
+// "LSTM" -> "lstm", "MultiHeadAttention" -> "multi_head_attention".
+std::string to_snake_case(std::string_view class_name);
 
 }  // namespace kerascpp

@@ -4,6 +4,7 @@
 #include <ctime>
 #include <map>
 
+#include "core/naming.h"
 #include "io/atomic_file.h"
 #include "io/config_writer.h"
 #include "io/optimizer_state.h"
@@ -32,7 +33,7 @@ void write_keras3_state(const Layer& layer, const io::H5WriteGroup& root, const 
   auto subs = layer.sublayers();
   std::map<std::string, int> used;
   for (const Layer* sub : subs) {
-    std::string name = io::to_snake_case(sub->class_name());
+    std::string name = to_snake_case(sub->class_name());
     auto it = used.find(name);
     if (it != used.end())
       name += "_" + std::to_string(++it->second);

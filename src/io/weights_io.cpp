@@ -1,8 +1,8 @@
 #include "io/weights_io.h"
 
-#include <cctype>
 #include <map>
 
+#include "core/naming.h"
 #include "models/functional.h"
 
 namespace kerascpp::io {
@@ -52,41 +52,6 @@ void load_legacy_weights(Model& model, const H5Group& g) {
   }
   for (auto& [vars, ds] : plan)
     for (size_t i = 0; i < vars.size(); ++i) read_variable(*vars[i], ds[i]);
-}
-
-std::string to_snake_case(const std::string& in) {
-  std::string s;
-  for (char c : in)
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') s += c;
-  // re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
-  std::string a;
-  for (size_t i = 0; i < s.size();) {
-    if (i + 2 < s.size() + 0 && std::isupper(static_cast<unsigned char>(s[i + 1])) && i + 2 < s.size() &&
-        std::islower(static_cast<unsigned char>(s[i + 2]))) {
-      size_t j = i + 2;
-      while (j < s.size() && std::islower(static_cast<unsigned char>(s[j]))) ++j;
-      a += s[i];
-      a += '_';
-      a.append(s, i + 1, j - i - 1);
-      i = j;
-    } else {
-      a += s[i++];
-    }
-  }
-  // re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
-  std::string b;
-  for (size_t i = 0; i < a.size();) {
-    if (i + 1 < a.size() && std::islower(static_cast<unsigned char>(a[i])) && std::isupper(static_cast<unsigned char>(a[i + 1]))) {
-      b += a[i];
-      b += '_';
-      b += a[i + 1];
-      i += 2;
-    } else {
-      b += a[i++];
-    }
-  }
-  for (char& c : b) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return b;
 }
 
 namespace {

@@ -16,7 +16,5 @@ void load_legacy_weights(Model& model, const H5Group& group);
 void load_keras3_weights(Model& model, const H5Group& root);
 // Reads one dataset into a variable: same shape required; converts the dtype if it differs.
 void read_variable(Variable& v, const H5Dataset& ds);
-// Keras's naming.to_snake_case: "PReLU" -> "p_re_lu", "Conv2DTranspose" -> "conv2d_transpose".
-std::string to_snake_case(const std::string& class_name);
 
 }  // namespace kerascpp::io

@@ -37,14 +37,8 @@ LayerPtr make_layer(const std::string& class_name, const Json& config) {
                "Supported layers: ", known);
   }
   if (config.contains("name")) return it->second(config);
-  Json named = config;  // Keras names unnamed layers after their class: dense, dense_1, ...
-  std::string prefix;
-  for (size_t i = 0; i < class_name.size(); ++i) {
-    char c = class_name[i];
-    if (i && std::isupper(static_cast<unsigned char>(c)) && std::islower(static_cast<unsigned char>(class_name[i - 1]))) prefix += '_';
-    prefix += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  named["name"] = unique_name(prefix);
+  Json named = config;  // Keras names unnamed layers after their class: dense, dense_1, p_re_lu, ...
+  named["name"] = unique_name(to_snake_case(class_name));
   return it->second(named);
 }
 
