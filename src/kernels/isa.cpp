@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "kerascpp/error.h"
+#include "kernels/dispatch_log.h"
 
 namespace kerascpp::kernels {
 
@@ -92,7 +93,11 @@ Choice choose() {
 }
 
 const Choice& choice() {
-  static const Choice c = choose();  // once per process; a throw leaves it to the next call
+  static const Choice c = [] {  // once per process; a throw leaves it to the next call
+    Choice made = choose();
+    log_dispatch("kernels", "instruction set", made.set->name, made.why);
+    return made;
+  }();
   return c;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kernels/conv.h"
+#include "kernels/dispatch_log.h"
 #include "kernels/ref/ref.h"
 #include "ops/checks.h"
 #include "ops/ops.h"
@@ -69,18 +70,40 @@ std::string plan_key(const char* op, const Shape& x, uint64_t version, const voi
   return k;
 }
 
+// What a layer's plan cache holds per problem: oneDNN's plan, or why oneDNN refused it (the reference
+// kernel then runs, with no new attempt at every call). KERASCPP_VERBOSE=dispatch prints each choice.
+template <typename Plan>
+struct Choice {
+  std::shared_ptr<const Plan> plan;
+  std::string why_not;
+};
+
+// problem: the shapes that tell the plan apart in a dispatch line, made only when a plan is.
+template <typename Plan, typename Problem, typename MakePlan>
+std::shared_ptr<const Choice<Plan>> choose(PlanCache* plans, const std::string& key, const char* family,
+                                           Problem problem, MakePlan make_plan) {
+  if (plans)
+    if (auto found = std::static_pointer_cast<const Choice<Plan>>(plans->find(key))) return found;
+  auto made = std::make_shared<Choice<Plan>>();
+  made->plan = make_plan(&made->why_not);
+  if (kernels::dispatch_verbose())
+    kernels::log_dispatch(family, problem(), made->plan ? "onednn" : "ref", made->why_not);
+  if (plans) plans->put(key, made);
+  return made;
+}
+
 void run_conv(const kernels::ConvGeometry& g, const Tensor& x, const Tensor& kernel, const Tensor& bias, Tensor& y,
               PlanCache* plans, uint64_t version) {
   if (y.size() == 0) return;
   const float* b = bias.defined() ? bias.data<float>() : nullptr;
-  const std::string key = plans ? plan_key(g.transpose ? "convT" : "conv", x.shape(), version, kernel.raw_data(), b) : "";
+  const char* family = g.transpose ? "conv_transpose" : "conv";
+  const std::string key = plans ? plan_key(family, x.shape(), version, kernel.raw_data(), b) : "";
   std::shared_ptr<const kernels::DnnlConvPlan> plan;
-  if (plans) plan = std::static_pointer_cast<const kernels::DnnlConvPlan>(plans->find(key));
-  if (!plan && x.size() > 0) {
-    std::string why_not;
-    plan = kernels::dnnl_conv_plan(g, kernel.data<float>(), b, &why_not);
-    if (plans && plan) plans->put(key, plan);
-  }
+  if (x.size() > 0)
+    plan = choose<kernels::DnnlConvPlan>(
+               plans, key, family, [&] { return "x=" + shape_str(x.shape()) + " kernel=" + shape_str(kernel.shape()); },
+               [&](std::string* why_not) { return kernels::dnnl_conv_plan(g, kernel.data<float>(), b, why_not); })
+               ->plan;
   if (!plan) return kernels::ref::conv(g, x.data<float>(), kernel.data<float>(), b, y.data<float>());
   std::unique_ptr<char[]> scratch(new char[std::max<size_t>(kernels::dnnl_scratch_bytes(*plan), 1)]);
   kernels::dnnl_conv_run(*plan, x.data<float>(), y.data<float>(), scratch.get());
@@ -238,14 +261,18 @@ Tensor pool(const Tensor& x, PoolMode mode, const std::vector<int64_t>& pool_siz
       kernels::ref::pool_grad(g, x.data<float>(), dy.data<float>(), dx.data<float>());
       return Grads{dx};
     });
-  const std::string key = plans ? plan_key(mode == PoolMode::max ? "maxpool" : "avgpool", x.shape(), 0, nullptr, nullptr) : "";
-  std::shared_ptr<const kernels::DnnlPoolPlan> plan;
-  if (plans) plan = std::static_pointer_cast<const kernels::DnnlPoolPlan>(plans->find(key));
-  if (!plan) {
-    std::string why_not;
-    plan = kernels::dnnl_pool_plan(g, &why_not);
-    if (plans && plan) plans->put(key, plan);
-  }
+  const char* family = mode == PoolMode::max ? "maxpool" : "avgpool";
+  const std::string key = plans ? plan_key(family, x.shape(), 0, nullptr, nullptr) : "";
+  std::shared_ptr<const kernels::DnnlPoolPlan> plan =
+      choose<kernels::DnnlPoolPlan>(
+          plans, key, family,
+          [&] {
+            std::string s = "x=" + shape_str(x.shape()) + " pool=(";
+            for (size_t i = 0; i < pool_size.size(); ++i) s += (i ? ", " : "") + std::to_string(pool_size[i]);
+            return s + ")";
+          },
+          [&](std::string* why_not) { return kernels::dnnl_pool_plan(g, why_not); })
+          ->plan;
   if (!plan) {
     kernels::ref::pool(g, x.data<float>(), y.data<float>());
     return y;
