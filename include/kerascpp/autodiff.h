@@ -57,7 +57,10 @@ class GradientTape {
 // Finite-difference check of the gradients of f at `inputs` (float32): f's output is reduced
 // against a fixed random projection, each input element is moved by +-epsilon (central
 // differences, computed in double from float32 evaluations), and the result is compared with the
-// tape's gradient. Returns the worst |analytic - numeric| / max(1, |numeric|) over all elements.
+// tape's gradient. Returns the worst relative error |analytic - numeric| / max(|analytic|, |numeric|,
+// floor) over all elements, where the floor is 100x the float32 rounding noise of the differences
+// (8 ulps of sum|f(x) * projection|, over the step): a gradient of the wrong sign scores 2 unless it
+// is below that floor, which rounding noise would hide anyway.
 struct GradientCheck {
   double max_error = 0;
   std::string worst;  // "input 1 element 7: analytic 0.25 numeric 0.2501"

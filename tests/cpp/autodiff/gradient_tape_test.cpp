@@ -96,5 +96,18 @@ TEST(GradientCheck, ReportsAWrongGradient) {
   EXPECT_FALSE(c.worst.empty());
 }
 
+TEST(GradientCheck, CatchesASmallGradientOfTheWrongSign) {
+  // The tape sees y = -0.001 x (the other term goes through an untracked copy); the true derivative
+  // of y = -0.001 x + 0.002 x is +0.001. A floor of 1 (as before) called that an error of 0.002.
+  Tensor a = vec({0.5f, -0.25f, 0.75f});
+  GradientCheck c = check_gradients(
+      [](const std::vector<Tensor>& x) {
+        return ops::binary(ops::BinaryOp::add, ops::scale_shift(x[0], -0.001f, 0.f),
+                           ops::scale_shift(x[0].copy(), 0.002f, 0.f));
+      },
+      {a});
+  EXPECT_GT(c.max_error, 1.0) << c.worst;
+}
+
 }  // namespace
 }  // namespace kerascpp
