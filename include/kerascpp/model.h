@@ -73,6 +73,20 @@ struct EvaluateOptions {
 // Which Keras reads the saved file back: Keras 3 (default), or Keras 2 (tf.keras / tf-keras, and
 // standalone Keras 2.x) for the legacy .h5 forms.
 enum class KerasDialect { keras3, keras2 };
+
+// The file forms Keras writes. save() and save_weights() pick one from the file name; save_to_memory()
+// takes it; load_model() and load_weights() tell them apart from the bytes.
+enum class FileForm {
+  keras,            // ".keras": a Keras 3 zip archive (config.json, model.weights.h5, metadata.json)
+  h5,               // ".h5": a legacy full-model HDF5 file
+  weights_h5,       // ".weights.h5": Keras 3's weights-only layout
+  weights_only_h5,  // ".h5" from save_weights: the legacy (Keras 2) weights-only layout
+};
+// The form save() (weights = false) or save_weights() (weights = true) writes to `path`; ValueError
+// with Keras's message for any other extension.
+FileForm file_form_for(const std::string& path, bool weights);
+// "keras", "h5", "weights.h5", "weights-only.h5": for messages and display names.
+const char* file_form_name(FileForm form);
 struct SaveOptions {
   KerasDialect dialect = KerasDialect::keras3;
 };
@@ -125,8 +139,8 @@ class Model {
   void save(const std::string& path, const SaveOptions& options = {}) const;
   // ".weights.h5" (Keras 3 layout) or ".h5" (legacy weights-only layout), atomically as save().
   void save_weights(const std::string& path, const SaveOptions& options = {}) const;
-  // The bytes of a file of the given form: "keras", "h5", "weights.h5" or "weights-only.h5".
-  std::vector<char> save_to_memory(const std::string& form, const SaveOptions& options = {}) const;
+  // The bytes of a file of the given form, as save() or save_weights() would write them.
+  std::vector<char> save_to_memory(FileForm form, const SaveOptions& options = {}) const;
 
   // ---- training (src/training). Training runs on one thread at a time; predict() from other
   // threads during fit() sees weights between steps.

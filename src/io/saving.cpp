@@ -108,41 +108,59 @@ std::vector<char> keras_archive(const Model& m, const std::string& name, KerasDi
   return zip.finish();
 }
 
-std::string form_of(const std::string& path, bool weights) {
+}  // namespace
+
+FileForm file_form_for(const std::string& path, bool weights) {
   if (weights) {
-    if (path.ends_with(".weights.h5")) return "weights.h5";
-    if (path.ends_with(".h5") || path.ends_with(".hdf5")) return "weights-only.h5";
+    if (path.ends_with(".weights.h5")) return FileForm::weights_h5;
+    if (path.ends_with(".h5") || path.ends_with(".hdf5")) return FileForm::weights_only_h5;
     KCPP_THROW(ValueError, "The filename must end in `.weights.h5` (Keras 3 layout) or `.h5` (legacy weights-only "
                "layout). Received: filepath=", path);
   }
-  if (path.ends_with(".keras")) return "keras";
-  if (path.ends_with(".h5") || path.ends_with(".hdf5")) return "h5";
+  if (path.ends_with(".keras")) return FileForm::keras;
+  if (path.ends_with(".h5") || path.ends_with(".hdf5")) return FileForm::h5;
   KCPP_THROW(ValueError, "Invalid filepath extension for saving. Please add either a `.keras` extension for the native "
              "Keras format (recommended) or a `.h5` extension. Received: filepath=", path);
 }
 
-}  // namespace
-
-std::vector<char> Model::save_to_memory(const std::string& form, const SaveOptions& o) const {
-  const std::string name = "<memory>." + form;
-  if (form == "keras") return keras_archive(*this, name, o.dialect);
-  if (form == "h5") return legacy_h5(*this, name, o.dialect, true);
-  if (form == "weights-only.h5") return legacy_h5(*this, name, o.dialect, false);
-  if (form == "weights.h5") {
-    KCPP_CHECK(o.dialect == KerasDialect::keras3, ValueError, "The .weights.h5 layout is Keras 3's; for Keras 2 save "
-               "weights to a legacy .h5 file");
-    return keras3_weights(*this, name);
+const char* file_form_name(FileForm form) {
+  switch (form) {
+    case FileForm::keras:
+      return "keras";
+    case FileForm::h5:
+      return "h5";
+    case FileForm::weights_h5:
+      return "weights.h5";
+    case FileForm::weights_only_h5:
+      return "weights-only.h5";
   }
-  KCPP_THROW(ValueError, "Unknown save form '", form, "': expected keras, h5, weights.h5 or weights-only.h5");
+  return "unknown";
+}
+
+std::vector<char> Model::save_to_memory(FileForm form, const SaveOptions& o) const {
+  const std::string name = std::string("<memory>.") + file_form_name(form);
+  switch (form) {
+    case FileForm::keras:
+      return keras_archive(*this, name, o.dialect);
+    case FileForm::h5:
+      return legacy_h5(*this, name, o.dialect, true);
+    case FileForm::weights_only_h5:
+      return legacy_h5(*this, name, o.dialect, false);
+    case FileForm::weights_h5:
+      KCPP_CHECK(o.dialect == KerasDialect::keras3, ValueError, "The .weights.h5 layout is Keras 3's; for Keras 2 save "
+                 "weights to a legacy .h5 file");
+      return keras3_weights(*this, name);
+  }
+  KCPP_THROW(ValueError, "Unknown save form ", static_cast<int>(form));
 }
 
 void Model::save(const std::string& path, const SaveOptions& o) const {
-  std::vector<char> bytes = save_to_memory(form_of(path, false), o);
+  std::vector<char> bytes = save_to_memory(file_form_for(path, false), o);
   io::write_file_atomically(path, bytes.data(), bytes.size());
 }
 
 void Model::save_weights(const std::string& path, const SaveOptions& o) const {
-  std::vector<char> bytes = save_to_memory(form_of(path, true), o);
+  std::vector<char> bytes = save_to_memory(file_form_for(path, true), o);
   io::write_file_atomically(path, bytes.data(), bytes.size());
 }
 

@@ -54,20 +54,21 @@ TEST_P(RoundTrip, EveryFormSavesAndLoadsBack) {
       if (!expressible(model, d)) continue;
       const std::string dn = d == KerasDialect::keras3 ? " (Keras 3)" : " (Keras 2)";
       SaveOptions o{d};
-      std::vector<std::string> model_forms = {"h5"};
-      if (d == KerasDialect::keras3) model_forms.push_back("keras");
-      for (const std::string& f : model_forms) {
+      std::vector<FileForm> model_forms = {FileForm::h5};
+      if (d == KerasDialect::keras3) model_forms.push_back(FileForm::keras);
+      for (FileForm f : model_forms) {
         auto bytes = model.save_to_memory(f, o);
-        expect_same_model(model, load_model_from_memory(bytes.data(), bytes.size()), in, form + " -> " + f + dn);
+        expect_same_model(model, load_model_from_memory(bytes.data(), bytes.size()), in,
+                          form + " -> " + file_form_name(f) + dn);
         ++round_trips;
       }
-      std::vector<std::string> weight_forms = {"weights-only.h5"};
-      if (d == KerasDialect::keras3) weight_forms.push_back("weights.h5");
-      for (const std::string& f : weight_forms) {
+      std::vector<FileForm> weight_forms = {FileForm::weights_only_h5};
+      if (d == KerasDialect::keras3) weight_forms.push_back(FileForm::weights_h5);
+      for (FileForm f : weight_forms) {
         Model fresh = model_from_json(model.to_json(d));
         auto bytes = model.save_to_memory(f, o);
         fresh.load_weights_from_memory(bytes.data(), bytes.size());
-        expect_same_model(model, fresh, in, form + " -> json + " + f + dn);
+        expect_same_model(model, fresh, in, form + " -> json + " + file_form_name(f) + dn);
         ++round_trips;
       }
     }
@@ -103,20 +104,36 @@ TEST(RoundTripFiles, SaveAndSaveWeightsByExtension) {
   EXPECT_EQ(load_model(testing::temp_path("rt.h5")).training_config(), m.training_config());
 }
 
+TEST(RoundTripFiles, FileFormsFromExtensionsAsKeras) {
+  EXPECT_EQ(file_form_for("m.keras", false), FileForm::keras);
+  EXPECT_EQ(file_form_for("m.h5", false), FileForm::h5);
+  EXPECT_EQ(file_form_for("m.hdf5", false), FileForm::h5);
+  EXPECT_EQ(file_form_for("m.weights.h5", true), FileForm::weights_h5);
+  EXPECT_EQ(file_form_for("m.h5", true), FileForm::weights_only_h5);
+  EXPECT_THROW(file_form_for("m.keras", true), ValueError);  // Keras: weights files end in .weights.h5
+  try {
+    file_form_for("model.pb", false);
+    FAIL() << "no error";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("Received: filepath=model.pb"), std::string::npos) << e.what();
+  }
+  EXPECT_STREQ(file_form_name(FileForm::weights_only_h5), "weights-only.h5");
+}
+
 TEST(RoundTripFiles, TrainingConfigIsWrittenBack) {
   LoadOptions raw;
   raw.compile = false;  // the file's own training_config, uncompiled
   Model m = load_model(testing::fixture("seed_mlp_2x10/tf_keras/model.h5"), raw);
   ASSERT_FALSE(m.compiled());
   ASSERT_TRUE(m.training_config().contains("optimizer_config"));
-  auto h5 = m.save_to_memory("h5");
+  auto h5 = m.save_to_memory(FileForm::h5);
   EXPECT_EQ(load_model_from_memory(h5.data(), h5.size(), "<h5>", raw).training_config(), m.training_config());
   // Compiled on load (the default), the config becomes Keras 3's compile_config.
   Model compiled = load_model(testing::fixture("seed_mlp_2x10/tf_keras/model.h5"));
   ASSERT_TRUE(compiled.compiled());
   EXPECT_EQ(compiled.optimizer()->class_name(), "Adam");
   EXPECT_EQ(compiled.training_config()["loss"], m.training_config()["loss"]);
-  auto keras = m.save_to_memory("keras");
+  auto keras = m.save_to_memory(FileForm::keras);
   Json c = load_model_from_memory(keras.data(), keras.size(), "<keras>", raw).training_config();
   // tf-keras's "Custom>Adam" becomes the Keras 3 optimizer it is, with its arguments.
   const Json& before = m.training_config()["optimizer_config"];

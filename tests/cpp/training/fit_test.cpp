@@ -93,10 +93,11 @@ TEST(Fit, NaNLossStopsWithTheWeightsOfTheLastGoodStep) {
 // Saved after 2 epochs (with the optimizer state) and reloaded, training continues exactly as it
 // would have without the save, in every form.
 TEST(Fit, SavedOptimizerStateResumesExactly) {
-  for (const char* form : {"keras", "h5"}) {
+  for (FileForm f : {FileForm::keras, FileForm::h5}) {
+    const char* form = file_form_name(f);
     Data a = mlp();
     a.model.fit(a.x, a.y, quiet(2));
-    auto bytes = a.model.save_to_memory(form);
+    auto bytes = a.model.save_to_memory(f);
     Model b = load_model_from_memory(bytes.data(), bytes.size(), form);
     ASSERT_TRUE(b.compiled()) << form;
     EXPECT_EQ(b.optimizer()->iterations(), a.model.optimizer()->iterations()) << form;
