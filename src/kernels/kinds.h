@@ -1,6 +1,7 @@
 // The elementwise operations the kernels know, shared by the reference and the fast kernels.
 //
-// Kernels sit below ops, so they cannot see ops::BinaryOp / ops::UnaryOp; src/ops maps those to these.
+// Kernels sit below ops; ops::BinaryOp and ops::UnaryOp are these enums (one list each: binary_list.inc,
+// unary_list.inc).
 // Formulas are stated in ref/activation.cpp, which is the definition the fast kernels are tested against.
 #pragma once
 
@@ -8,8 +9,25 @@
 
 namespace kerascpp::kernels {
 
-// prelu(x, alpha) = max(x, 0) + alpha * min(x, 0): a binary op so that alpha broadcasts like any operand.
-enum class Binary { add, subtract, multiply, divide, maximum, minimum, prelu };
+#define KCPP_BINARY(name) name,
+enum class Binary {
+#include "kernels/binary_list.inc"
+};
+#undef KCPP_BINARY
+
+#define KCPP_BINARY(name) Binary::name,
+inline constexpr Binary kAllBinary[] = {
+#include "kernels/binary_list.inc"
+};
+#undef KCPP_BINARY
+
+constexpr std::string_view binary_name(Binary op) {
+#define KCPP_BINARY(name) \
+  if (op == Binary::name) return #name;
+#include "kernels/binary_list.inc"
+#undef KCPP_BINARY
+  return "unknown";
+}
 
 // alpha: slope of leaky_relu, scale of elu; unused by the others. The ops are listed in unary_list.inc.
 #define KCPP_UNARY(name) name,

@@ -9,42 +9,6 @@
 namespace kerascpp::ops {
 namespace {
 
-const char* binary_name(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::add:
-      return "add";
-    case BinaryOp::subtract:
-      return "subtract";
-    case BinaryOp::multiply:
-      return "multiply";
-    case BinaryOp::divide:
-      return "divide";
-    case BinaryOp::maximum:
-      return "maximum";
-    case BinaryOp::minimum:
-      return "minimum";
-  }
-  return "binary";
-}
-
-kernels::Binary to_kernel(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::add:
-      return kernels::Binary::add;
-    case BinaryOp::subtract:
-      return kernels::Binary::subtract;
-    case BinaryOp::multiply:
-      return kernels::Binary::multiply;
-    case BinaryOp::divide:
-      return kernels::Binary::divide;
-    case BinaryOp::maximum:
-      return kernels::Binary::maximum;
-    case BinaryOp::minimum:
-      return kernels::Binary::minimum;
-  }
-  KCPP_THROW(ValueError, "Unknown BinaryOp ", static_cast<int>(op));
-}
-
 Tensor run_binary(const char* name, kernels::Binary op, const Tensor& a, const Tensor& b) {
   detail::check_float32(name, a, "a");
   detail::check_float32(name, b, "b");
@@ -85,6 +49,16 @@ ops::Grads binary_grads(BinaryOp op, const Tensor& a, const Tensor& b, const Ten
       auto [da, db] = select_grads(op == BinaryOp::maximum, a, b, dy);
       return {da, db};
     }
+    case BinaryOp::prelu: {  // da = dy where a > 0, dy * b elsewhere; db = dy * min(a, 0)
+      const Tensor bb = broadcast_to(b, dy.shape()), ab = broadcast_to(a, dy.shape());
+      Tensor da = Tensor::empty(dy.shape()), db = Tensor::empty(dy.shape());
+      const float *px = ab.data<float>(), *pa = bb.data<float>(), *g = dy.data<float>();
+      for (int64_t i = 0; i < dy.size(); ++i) {
+        da.data<float>()[i] = px[i] > 0.f ? g[i] : g[i] * pa[i];
+        db.data<float>()[i] = px[i] > 0.f ? 0.f : g[i] * px[i];
+      }
+      return {sum_to(da, a.shape()), sum_to(db, b.shape())};
+    }
   }
   return {Tensor(), Tensor()};
 }
@@ -92,9 +66,10 @@ ops::Grads binary_grads(BinaryOp op, const Tensor& a, const Tensor& b, const Ten
 }  // namespace
 
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
-  Tensor y = run_binary(binary_name(op), to_kernel(op), a, b);
+  const char* name = binary_name(op).data();  // a string literal from binary_list.inc
+  Tensor y = run_binary(name, op, a, b);
   if (Recorder* r = tape_for({&a, &b}))
-    r->record(binary_name(op), {a, b}, y, [op, a, b, y](const Tensor& dy) { return binary_grads(op, a, b, y, dy); });
+    r->record(name, {a, b}, y, [op, a, b, y](const Tensor& dy) { return binary_grads(op, a, b, y, dy); });
   return y;
 }
 
@@ -106,20 +81,7 @@ Tensor prelu(const Tensor& x, const Tensor& alpha) {
   KCPP_CHECK(detail::broadcast_shape_for("prelu", x.shape(), alpha.shape()) == x.shape(), ValueError,
              "prelu: alpha must broadcast to the shape of x. Received: x.shape=", shape_str(x.shape()),
              ", alpha.shape=", shape_str(alpha.shape()));
-  Tensor y = run_binary("prelu", kernels::Binary::prelu, x, alpha);
-  if (Recorder* r = tape_for({&x, &alpha}))
-    r->record("prelu", {x, alpha}, y, [x, alpha](const Tensor& dy) {
-      // dx = dy where x > 0, dy * alpha elsewhere; dalpha = dy * min(x, 0), summed back to alpha's shape.
-      const Tensor ab = detail::broadcast_to(alpha, x.shape());
-      Tensor dx = Tensor::empty(x.shape()), da = Tensor::empty(x.shape());
-      const float *px = x.data<float>(), *pa = ab.data<float>(), *g = dy.data<float>();
-      for (int64_t i = 0; i < x.size(); ++i) {
-        dx.data<float>()[i] = px[i] > 0.f ? g[i] : g[i] * pa[i];
-        da.data<float>()[i] = px[i] > 0.f ? 0.f : g[i] * px[i];
-      }
-      return Grads{dx, detail::sum_to(da, alpha.shape())};
-    });
-  return y;
+  return binary(BinaryOp::prelu, x, alpha);
 }
 
 // keras.layers.Rescaling with scalar scale and offset.

@@ -34,9 +34,11 @@ Tensor batch_matmul(const Tensor& a, const Tensor& b);
 Tensor bias_add(const Tensor& x, const Tensor& bias);
 
 // ---- elementwise (float32)
-enum class BinaryOp { add, subtract, multiply, divide, maximum, minimum };
-// numpy broadcasting
+// The ops are the kernels' (one list: src/kernels/binary_list.inc). numpy broadcasting; prelu also
+// through ops::prelu, which checks that alpha does not widen x.
+using BinaryOp = kernels::Binary;
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);
+using kernels::binary_name;
 
 // Every Keras activation that is elementwise. Formulas follow keras/src/activations/activations.py
 // (Keras 3); hard_sigmoid_k2 is Keras 2's clip(0.2 x + 0.5, 0, 1), which Keras 3 changed to

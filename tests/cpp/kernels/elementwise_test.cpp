@@ -85,14 +85,13 @@ TEST(Binary, FastMatchesRefWithBroadcasting) {
     int64_t n = 1;
     for (int64_t s : shape) n *= s;
     std::vector<float> a = test::random_floats(g, na, -3.f, 3.f), b = test::random_floats(g, nb, 0.5f, 3.f);
-    for (int o = 0; o <= static_cast<int>(Binary::prelu); ++o) {
-      const Binary op = static_cast<Binary>(o);
+    for (Binary op : kAllBinary) {
       std::vector<float> got(n), want(n);
       binary(op, a.data(), as.data(), b.data(), bs.data(), got.data(), shape.data(), rank);
       ref::binary(op, a.data(), as.data(), b.data(), bs.data(), want.data(), shape.data(), rank);
       for (int64_t i = 0; i < n; ++i)
         ASSERT_TRUE(test::close(got[i], want[i], 1e-7, 1e-6))
-            << "op " << o << " trial " << trial << " i " << i;
+            << binary_name(op) << " trial " << trial << " i " << i;
     }
   }
 }

@@ -25,6 +25,8 @@ double apply(BinaryOp op, double a, double b) {
       return std::max(a, b);
     case BinaryOp::minimum:
       return std::min(a, b);
+    case BinaryOp::prelu:
+      return std::max(a, 0.0) + b * std::min(a, 0.0);
   }
   return 0;
 }
@@ -50,8 +52,7 @@ std::vector<double> binary_double(BinaryOp op, const Tensor& a, const Tensor& b,
   return want;
 }
 
-const BinaryOp kOps[] = {BinaryOp::add,    BinaryOp::subtract, BinaryOp::multiply,
-                         BinaryOp::divide, BinaryOp::maximum,  BinaryOp::minimum};
+const auto& kOps = kernels::kAllBinary;
 
 TEST(Binary, NamedBroadcastCases) {
   std::mt19937 g(200);
@@ -67,7 +68,7 @@ TEST(Binary, NamedBroadcastCases) {
     for (BinaryOp op : kOps) {
       test::expect_close(
           binary(op, a, b), c.out, binary_double(op, a, b, c.out), 1e-7, 1e-6,
-          shape_str(c.a) + " op " + std::to_string(static_cast<int>(op)) + " " + shape_str(c.b));
+          shape_str(c.a) + " " + std::string(binary_name(op)) + " " + shape_str(c.b));
     }
   }
 }

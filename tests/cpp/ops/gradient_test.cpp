@@ -43,13 +43,17 @@ void expect_gradients(const char* what, const Fn& f, const std::vector<Tensor>& 
 TEST(OpGradients, Elementwise) {
   std::mt19937 g(1);
   Tensor a = away_from_zero(g, {3, 4}), b = away_from_zero(g, {4}), c = away_from_zero(g, {3, 1});
-  for (auto op : {ops::BinaryOp::add, ops::BinaryOp::subtract, ops::BinaryOp::multiply, ops::BinaryOp::divide}) {
-    expect_gradients("binary a,b", [op](auto& x) { return ops::binary(op, x[0], x[1]); }, {a, b});
-    expect_gradients("binary a,c", [op](auto& x) { return ops::binary(op, x[0], x[1]); }, {a, c});
-  }
   Tensor d = distinct(g, {3, 4}), e = distinct(g, {4}, -0.975f);
-  for (auto op : {ops::BinaryOp::maximum, ops::BinaryOp::minimum})
-    expect_gradients("maximum/minimum", [op](auto& x) { return ops::binary(op, x[0], x[1]); }, {d, e}, 1e-3);
+  for (ops::BinaryOp op : kernels::kAllBinary) {
+    const std::string name(ops::binary_name(op));
+    auto f = [op](auto& x) { return ops::binary(op, x[0], x[1]); };
+    if (op == ops::BinaryOp::maximum || op == ops::BinaryOp::minimum) {  // away from ties
+      expect_gradients(name.c_str(), f, {d, e}, 1e-3);
+      continue;
+    }
+    expect_gradients((name + " a,b").c_str(), f, {a, b});
+    expect_gradients((name + " a,c").c_str(), f, {a, c});
+  }
   expect_gradients("prelu", [](auto& x) { return ops::prelu(x[0], x[1]); }, {a, b});
   expect_gradients("scale_shift", [](auto& x) { return ops::scale_shift(x[0], 1.5f, 2.f); }, {a});
 }
