@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kerascpp/class_info.h"
 #include "kerascpp/tensor.h"
 
 namespace kerascpp::losses {
@@ -62,7 +63,8 @@ using LossPtr = std::shared_ptr<Loss>;
 // {"class_name", "config"} object (Keras 2 and 3 configs). ValueError naming the identifier and
 // listing the known ones.
 LossPtr get(const Json& identifier);
-// Every class name get() knows.
+// Every class name get() knows, and each class's arguments and functions (one list: loss_list.inc).
 std::vector<std::string> known_losses();
+std::vector<ClassInfo> loss_classes();
 
 }  // namespace kerascpp::losses

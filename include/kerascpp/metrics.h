@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kerascpp/class_info.h"
 #include "kerascpp/tensor.h"
 
 namespace kerascpp::metrics {
@@ -48,7 +49,9 @@ using MetricPtr = std::shared_ptr<Metric>;
 // y_pred_shape: the model output's shape (batch -1); loss_name: the compiled loss's function or
 // class name ("" if none). ValueError naming an unknown identifier.
 MetricPtr get(const Json& identifier, const Shape& y_pred_shape = {}, const std::string& loss_name = "");
+// Every class name get() knows, and each class's arguments and identifiers (one list: metric_list.inc).
 std::vector<std::string> known_metrics();
+std::vector<ClassInfo> metric_classes();
 
 // keras.metrics.Mean: the weighted mean of the values given (fit's "loss" entry).
 class Mean : public Metric {

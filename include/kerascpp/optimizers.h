@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kerascpp/class_info.h"
 #include "kerascpp/tensor.h"
 #include "kerascpp/variable.h"
 
@@ -105,6 +106,10 @@ using OptimizerPtr = std::shared_ptr<Optimizer>;
 // any case) with Keras defaults, or {"class_name", "config"} (Keras 2 or 3). ValueError naming the
 // unknown optimizer.
 OptimizerPtr get(const Json& identifier);
+// The lowercase names get() takes, and each class's arguments (one list: optimizer_list.inc).
 std::vector<std::string> known_optimizers();
+std::vector<ClassInfo> optimizer_classes();
+// Every schedule schedule_from_config() makes (one list: schedule_list.inc).
+std::vector<ClassInfo> schedule_classes();
 
 }  // namespace kerascpp::optimizers

@@ -10,8 +10,7 @@ class LearningRateSchedule:
 
     def __init__(self, *args, **kwargs):
         if type(self) is LearningRateSchedule:
-            raise NotImplementedError("kerascpp runs its own schedules only: ExponentialDecay, "
-                                      "PiecewiseConstantDecay, CosineDecay")
+            raise NotImplementedError("kerascpp runs its own schedules only: " + ", ".join(_CLASSES))
         config = _json.kwargs_of(self._args, args, kwargs, type(self).__name__)
         self._native = _kerascpp.schedule_from_config(_json.dumps({"class_name": type(self).__name__,
                                                                    "config": config}))
@@ -31,13 +30,12 @@ class LearningRateSchedule:
                 "config": self.get_config(), "registered_name": None}
 
 
-class ExponentialDecay(LearningRateSchedule):
-    _args = ("initial_learning_rate", "decay_steps", "decay_rate", "staircase", "name")
+def _make_classes():
+    """ExponentialDecay, ...: one class per entry of the engine's list
+    (src/training/optimizers/schedule_list.inc), each taking Keras's arguments in Keras's order."""
+    return {name: type(name, (LearningRateSchedule,), {"_args": tuple(args), "__module__": __name__})
+            for name, args, _ in _kerascpp.schedule_classes()}
 
 
-class PiecewiseConstantDecay(LearningRateSchedule):
-    _args = ("boundaries", "values", "name")
-
-
-class CosineDecay(LearningRateSchedule):
-    _args = ("initial_learning_rate", "decay_steps", "alpha", "name", "warmup_target", "warmup_steps")
+_CLASSES = _make_classes()
+globals().update(_CLASSES)

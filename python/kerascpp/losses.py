@@ -69,66 +69,6 @@ class Loss:
                 "registered_name": None}
 
 
-class MeanSquaredError(Loss):
-    pass
-
-
-class MeanAbsoluteError(Loss):
-    pass
-
-
-class MeanAbsolutePercentageError(Loss):
-    pass
-
-
-class MeanSquaredLogarithmicError(Loss):
-    pass
-
-
-class Huber(Loss):
-    _args = ("delta", "reduction", "name", "dtype")
-
-
-class LogCosh(Loss):
-    pass
-
-
-class BinaryCrossentropy(Loss):
-    _args = ("from_logits", "label_smoothing", "axis", "reduction", "name", "dtype")
-
-
-class CategoricalCrossentropy(Loss):
-    _args = ("from_logits", "label_smoothing", "axis", "reduction", "name", "dtype")
-
-
-class SparseCategoricalCrossentropy(Loss):
-    _args = ("from_logits", "ignore_class", "reduction", "name", "dtype")
-
-
-class KLDivergence(Loss):
-    pass
-
-
-class Poisson(Loss):
-    pass
-
-
-class Hinge(Loss):
-    pass
-
-
-class SquaredHinge(Loss):
-    pass
-
-
-class CategoricalHinge(Loss):
-    pass
-
-
-_CLASSES = {c.__name__: c for c in Loss.__subclasses__()}
-_CLASS_NAMES = frozenset(_CLASSES)
-
-
 def _function(name, class_name):
     """keras.losses.<name>(y_true, y_pred, **options): the per-sample losses, unreduced."""
     default = []
@@ -147,20 +87,20 @@ def _function(name, class_name):
     return fn
 
 
-for _cls, _names in [
-        ("MeanSquaredError", ["mean_squared_error", "mse", "MSE"]),
-        ("MeanAbsoluteError", ["mean_absolute_error", "mae", "MAE"]),
-        ("MeanAbsolutePercentageError", ["mean_absolute_percentage_error", "mape", "MAPE"]),
-        ("MeanSquaredLogarithmicError", ["mean_squared_logarithmic_error", "msle", "MSLE"]),
-        ("Huber", ["huber"]), ("LogCosh", ["log_cosh", "logcosh"]),
-        ("BinaryCrossentropy", ["binary_crossentropy"]),
-        ("CategoricalCrossentropy", ["categorical_crossentropy"]),
-        ("SparseCategoricalCrossentropy", ["sparse_categorical_crossentropy"]),
-        ("KLDivergence", ["kl_divergence", "kld", "KLD", "kullback_leibler_divergence"]),
-        ("Poisson", ["poisson"]), ("Hinge", ["hinge"]), ("SquaredHinge", ["squared_hinge"]),
-        ("CategoricalHinge", ["categorical_hinge"])]:
-    for _name in _names:
-        globals()[_name] = _function(_name, _cls)
+def _make_classes_and_functions():
+    """MeanSquaredError, ... and mean_squared_error, mse, ...: one class per entry of the engine's list
+    (src/training/losses/loss_list.inc), taking Keras's arguments in Keras's order, and its functions."""
+    classes, functions = {}, {}
+    for name, args, names in _kerascpp.loss_classes():
+        classes[name] = type(name, (Loss,), {"_args": tuple(args), "__module__": __name__})
+        functions.update({f: _function(f, name) for f in names})
+    return classes, functions
+
+
+_CLASSES, _FUNCTIONS = _make_classes_and_functions()
+_CLASS_NAMES = frozenset(_CLASSES)
+globals().update(_CLASSES)
+globals().update(_FUNCTIONS)
 
 
 def get(identifier):

@@ -60,104 +60,15 @@ class Metric:
         return f"<{type(self).__name__} name={self.name}>"
 
 
-class Mean(Metric):
-    pass
+def _make_classes():
+    """Mean, Accuracy, AUC, ...: one class per entry of the engine's list
+    (src/training/metrics/metric_list.inc), each taking Keras's arguments in Keras's order."""
+    return {name: type(name, (Metric,), {"_args": tuple(args), "__module__": __name__})
+            for name, args, _ in _kerascpp.metric_classes()}
 
 
-class Accuracy(Metric):
-    pass
-
-
-class BinaryAccuracy(Metric):
-    _args = ("name", "dtype", "threshold")
-
-
-class CategoricalAccuracy(Metric):
-    pass
-
-
-class SparseCategoricalAccuracy(Metric):
-    pass
-
-
-class TopKCategoricalAccuracy(Metric):
-    _args = ("k", "name", "dtype")
-
-
-class SparseTopKCategoricalAccuracy(Metric):
-    _args = ("k", "name", "dtype")
-
-
-class MeanSquaredError(Metric):
-    pass
-
-
-class MeanAbsoluteError(Metric):
-    pass
-
-
-class MeanAbsolutePercentageError(Metric):
-    pass
-
-
-class MeanSquaredLogarithmicError(Metric):
-    pass
-
-
-class RootMeanSquaredError(Metric):
-    pass
-
-
-class LogCoshError(Metric):
-    pass
-
-
-class KLDivergence(Metric):
-    pass
-
-
-class Poisson(Metric):
-    pass
-
-
-class BinaryCrossentropy(Metric):
-    _args = ("name", "dtype", "from_logits", "label_smoothing")
-
-
-class CategoricalCrossentropy(Metric):
-    _args = ("name", "dtype", "from_logits", "label_smoothing", "axis")
-
-
-class SparseCategoricalCrossentropy(Metric):
-    _args = ("name", "dtype", "from_logits", "axis")
-
-
-class Hinge(Metric):
-    pass
-
-
-class SquaredHinge(Metric):
-    pass
-
-
-class CategoricalHinge(Metric):
-    pass
-
-
-class Precision(Metric):
-    _args = ("thresholds", "top_k", "class_id", "name", "dtype")
-
-
-class Recall(Metric):
-    _args = ("thresholds", "top_k", "class_id", "name", "dtype")
-
-
-class AUC(Metric):
-    _args = ("num_thresholds", "curve", "summation_method", "name", "dtype", "thresholds", "multi_label",
-             "num_labels", "label_weights", "from_logits")
-
-
-_CLASSES = {c.__name__: c for c in Metric.__subclasses__()}
+_CLASSES = _make_classes()
+globals().update(_CLASSES)
 _CLASS_NAMES = frozenset(_CLASSES)
 
 

@@ -93,43 +93,18 @@ class Optimizer:
         return f"<kerascpp.optimizers.{self._native.class_name} name={self.name}>"
 
 
-class SGD(Optimizer):
-    _args = ("learning_rate", "momentum", "nesterov")
+def _make_classes():
+    """SGD, Adam, ...: one class per entry of the engine's list (src/training/optimizers/optimizer_list.inc),
+    each taking Keras's arguments in Keras's order."""
+    classes = {}
+    for name, args, _ in _kerascpp.optimizer_classes():
+        classes[name] = type(name, (Optimizer,), {"_args": tuple(args), "__module__": __name__,
+                                                  "__doc__": f"keras.optimizers.{name}({', '.join(args)}, ...)"})
+    return classes
 
 
-class Adam(Optimizer):
-    _args = ("learning_rate", "beta_1", "beta_2", "epsilon", "amsgrad")
-
-
-class AdamW(Optimizer):
-    _args = ("learning_rate", "weight_decay", "beta_1", "beta_2", "epsilon", "amsgrad")
-
-
-class RMSprop(Optimizer):
-    _args = ("learning_rate", "rho", "momentum", "epsilon", "centered")
-
-
-class Adagrad(Optimizer):
-    _args = ("learning_rate", "initial_accumulator_value", "epsilon")
-
-
-class Adadelta(Optimizer):
-    _args = ("learning_rate", "rho", "epsilon")
-
-
-class Adamax(Optimizer):
-    _args = ("learning_rate", "beta_1", "beta_2", "epsilon")
-
-
-class Nadam(Optimizer):
-    _args = ("learning_rate", "beta_1", "beta_2", "epsilon")
-
-
-class Lion(Optimizer):
-    _args = ("learning_rate", "beta_1", "beta_2")
-
-
-_CLASSES = {c.__name__: c for c in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Lion)}
+_CLASSES = _make_classes()
+globals().update(_CLASSES)
 
 
 def get(identifier):

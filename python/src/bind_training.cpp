@@ -38,6 +38,14 @@ nb::object result_of(const Tensor& t) {
   return t.shape().empty() ? a[nb::tuple()] : a;
 }
 
+// A family's one list (optimizer_list.inc, ...) as [(class_name, [arguments], [identifiers])]: the
+// Python package makes its classes from it.
+nb::list class_list(const std::vector<ClassInfo>& classes) {
+  nb::list out;
+  for (const ClassInfo& c : classes) out.append(nb::make_tuple(c.class_name, c.arguments, c.identifiers));
+  return out;
+}
+
 void bind_optimizers(nb::module_& m) {
   nb::class_<LearningRateSchedule>(m, "LearningRateSchedule")
       .def_prop_ro("class_name", &LearningRateSchedule::class_name)
@@ -65,7 +73,8 @@ void bind_optimizers(nb::module_& m) {
   m.def("optimizer_get", [](const std::string& identifier) {
     return optimizers::get(parse(identifier, "optimizer"));
   });
-  m.def("known_optimizers", &optimizers::known_optimizers);
+  m.def("optimizer_classes", [] { return class_list(optimizers::optimizer_classes()); });
+  m.def("schedule_classes", [] { return class_list(optimizers::schedule_classes()); });
 }
 
 void bind_losses(nb::module_& m) {
@@ -80,7 +89,7 @@ void bind_losses(nb::module_& m) {
       }, nb::arg("y_true"), nb::arg("y_pred"), nb::arg("sample_weight").none() = nb::none())
       .def("get_config_json", [](const Loss& self) { return self.get_config().dump(); });
   m.def("loss_get", [](const std::string& identifier) { return losses::get(parse(identifier, "loss")); });
-  m.def("known_losses", &losses::known_losses);
+  m.def("loss_classes", [] { return class_list(losses::loss_classes()); });
 }
 
 void bind_metrics(nb::module_& m) {
@@ -97,7 +106,7 @@ void bind_metrics(nb::module_& m) {
     Shape shape = y_pred_shape.is_none() ? Shape{} : shape_from_py(y_pred_shape);
     return metrics::get(parse(identifier, "metric"), shape, loss_name);
   }, nb::arg("identifier"), nb::arg("y_pred_shape").none() = nb::none(), nb::arg("loss_name") = "");
-  m.def("known_metrics", &metrics::known_metrics);
+  m.def("metric_classes", [] { return class_list(metrics::metric_classes()); });
 }
 
 void bind_model_training(nb::module_& m) {

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <map>
+#include <algorithm>
 #include <mutex>
 
 namespace kerascpp {
@@ -54,6 +55,17 @@ std::string to_snake_case(std::string_view in) {
   }
   for (char& c : b) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return b;
+}
+
+std::vector<std::string> split_words(std::string_view words) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < words.size()) {
+    const size_t end = std::min(words.find(' ', i), words.size());
+    if (end > i) out.emplace_back(words.substr(i, end - i));
+    i = end + 1;
+  }
+  return out;
 }
 
 void reset_automatic_names() {

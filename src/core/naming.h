@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kerascpp {
 
@@ -15,5 +16,8 @@ void reset_automatic_names();
 // Keras 3's naming.to_snake_case: "PReLU" -> "p_re_lu", "Conv2DTranspose" -> "conv2d_transpose",
 // "LSTM" -> "lstm", "MultiHeadAttention" -> "multi_head_attention".
 std::string to_snake_case(std::string_view class_name);
+
+// "learning_rate beta_1" -> {"learning_rate", "beta_1"}: how the families' .inc lists write word lists.
+std::vector<std::string> split_words(std::string_view words);
 
 }  // namespace kerascpp

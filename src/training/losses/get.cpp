@@ -1,7 +1,7 @@
-// losses::get and the one list of loss names kerascpp knows (keras/src/losses/__init__.py
-// ALL_OBJECTS_DICT, plus the Keras 2 legacy aliases).
+// losses::get over the one list of loss classes (loss_list.inc).
 #include <algorithm>
 
+#include "core/naming.h"
 #include "training/losses/loss_classes.h"
 
 namespace kerascpp::losses {
@@ -12,28 +12,16 @@ using Factory = LossPtr (*)(const Json&);
 struct Entry {
   const char* class_name;
   Factory make;
-  std::vector<const char*> functions;  // function names and aliases; the first is the Keras function
+  const char* arguments;
+  std::vector<std::string> functions;  // function names and aliases; the first is the Keras function
 };
 
 const std::vector<Entry>& table() {
   using namespace detail;
   static const std::vector<Entry> t = {
-      {"MeanSquaredError", make_mean_squared_error, {"mean_squared_error", "mse", "MSE"}},
-      {"MeanAbsoluteError", make_mean_absolute_error, {"mean_absolute_error", "mae", "MAE"}},
-      {"MeanAbsolutePercentageError", make_mean_absolute_percentage_error,
-       {"mean_absolute_percentage_error", "mape", "MAPE"}},
-      {"MeanSquaredLogarithmicError", make_mean_squared_logarithmic_error,
-       {"mean_squared_logarithmic_error", "msle", "MSLE"}},
-      {"Huber", make_huber, {"huber"}},
-      {"LogCosh", make_log_cosh, {"log_cosh", "logcosh"}},
-      {"BinaryCrossentropy", make_binary_crossentropy, {"binary_crossentropy", "bce", "BCE"}},
-      {"CategoricalCrossentropy", make_categorical_crossentropy, {"categorical_crossentropy"}},
-      {"SparseCategoricalCrossentropy", make_sparse_categorical_crossentropy, {"sparse_categorical_crossentropy"}},
-      {"KLDivergence", make_kl_divergence, {"kl_divergence", "kld", "KLD", "kullback_leibler_divergence"}},
-      {"Poisson", make_poisson, {"poisson"}},
-      {"Hinge", make_hinge, {"hinge"}},
-      {"SquaredHinge", make_squared_hinge, {"squared_hinge"}},
-      {"CategoricalHinge", make_categorical_hinge, {"categorical_hinge"}},
+#define KCPP_LOSS(cls, factory, args, functions) {#cls, make_##factory, args, split_words(functions)},
+#include "training/losses/loss_list.inc"
+#undef KCPP_LOSS
   };
   return t;
 }
@@ -43,7 +31,7 @@ std::string known_list() {
   for (const Entry& e : table()) {
     s += s.empty() ? "" : ", ";
     s += e.class_name;
-    for (const char* f : e.functions) s += std::string(", ") + f;
+    for (const std::string& f : e.functions) s += ", " + f;
   }
   return s;
 }
@@ -53,7 +41,7 @@ std::string known_list() {
 LossPtr from_name(const std::string& id, const std::string& shown) {
   for (const Entry& e : table()) {
     if (id == e.class_name) return e.make(Json::object());
-    for (const char* f : e.functions)
+    for (const std::string& f : e.functions)
       if (id == f) return e.make(Json{{"name", id}});
   }
   KCPP_THROW(ValueError, "Could not interpret loss identifier: ", shown, ". Known losses: ", known_list());
@@ -83,6 +71,12 @@ std::vector<std::string> known_losses() {
   std::vector<std::string> names;
   for (const Entry& e : table()) names.emplace_back(e.class_name);
   return names;
+}
+
+std::vector<ClassInfo> loss_classes() {
+  std::vector<ClassInfo> out;
+  for (const Entry& e : table()) out.push_back({e.class_name, split_words(e.arguments), e.functions});
+  return out;
 }
 
 }  // namespace kerascpp::losses

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/naming.h"
 #include "training/metrics/metric_utils.h"
 
 namespace kerascpp::metrics {
@@ -11,54 +12,25 @@ namespace {
 
 struct Entry {
   const char* class_name;
-  const char* snake_name;  // to_snake_case(class_name), also a Keras identifier
+  const char* arguments;
+  std::vector<std::string> identifiers;  // to_snake_case(class_name) first, then Keras's aliases
 };
 
-// Keras's metric classes that kerascpp implements.
 const std::vector<Entry>& table() {
   static const std::vector<Entry> t = {
-      {"Mean", "mean"},
-      {"Accuracy", "accuracy"},
-      {"BinaryAccuracy", "binary_accuracy"},
-      {"CategoricalAccuracy", "categorical_accuracy"},
-      {"SparseCategoricalAccuracy", "sparse_categorical_accuracy"},
-      {"TopKCategoricalAccuracy", "top_k_categorical_accuracy"},
-      {"SparseTopKCategoricalAccuracy", "sparse_top_k_categorical_accuracy"},
-      {"MeanSquaredError", "mean_squared_error"},
-      {"MeanAbsoluteError", "mean_absolute_error"},
-      {"MeanAbsolutePercentageError", "mean_absolute_percentage_error"},
-      {"MeanSquaredLogarithmicError", "mean_squared_logarithmic_error"},
-      {"RootMeanSquaredError", "root_mean_squared_error"},
-      {"LogCoshError", "log_cosh_error"},
-      {"KLDivergence", "kl_divergence"},
-      {"Poisson", "poisson"},
-      {"BinaryCrossentropy", "binary_crossentropy"},
-      {"CategoricalCrossentropy", "categorical_crossentropy"},
-      {"SparseCategoricalCrossentropy", "sparse_categorical_crossentropy"},
-      {"Hinge", "hinge"},
-      {"SquaredHinge", "squared_hinge"},
-      {"CategoricalHinge", "categorical_hinge"},
-      {"Precision", "precision"},
-      {"Recall", "recall"},
-      {"AUC", "auc"},
+#define KCPP_METRIC(cls, args, identifiers) {#cls, args, split_words(identifiers)},
+#include "training/metrics/metric_list.inc"
+#undef KCPP_METRIC
   };
   return t;
 }
 
-// The aliases of keras/src/metrics/__init__.py.
-const std::vector<std::pair<const char*, const char*>>& aliases() {
-  static const std::vector<std::pair<const char*, const char*>> a = {
-      {"bce", "BinaryCrossentropy"}, {"BCE", "BinaryCrossentropy"}, {"mse", "MeanSquaredError"},
-      {"MSE", "MeanSquaredError"}, {"mae", "MeanAbsoluteError"}, {"MAE", "MeanAbsoluteError"},
-      {"mape", "MeanAbsolutePercentageError"}, {"MAPE", "MeanAbsolutePercentageError"},
-      {"msle", "MeanSquaredLogarithmicError"}, {"MSLE", "MeanSquaredLogarithmicError"}};
-  return a;
-}
-
 std::string known_list() {
   std::string s = "accuracy, acc";
-  for (const Entry& e : table()) s += std::string(", ") + e.class_name + ", " + e.snake_name;
-  for (const auto& [a, cls] : aliases()) s += std::string(", ") + a;
+  for (const Entry& e : table()) {
+    s += std::string(", ") + e.class_name;
+    for (const std::string& id : e.identifiers) s += ", " + id;
+  }
   return s;
 }
 
@@ -74,10 +46,11 @@ MetricPtr make(const std::string& cls, const Json& config) {
 
 // The class a string names, or "".
 std::string class_for(const std::string& id) {
-  for (const Entry& e : table())
-    if (id == e.class_name || id == e.snake_name) return e.class_name;
-  for (const auto& [a, cls] : aliases())
-    if (id == a) return cls;
+  for (const Entry& e : table()) {
+    if (id == e.class_name) return e.class_name;
+    for (const std::string& alias : e.identifiers)
+      if (id == alias) return e.class_name;
+  }
   return "";
 }
 
@@ -120,6 +93,12 @@ std::vector<std::string> known_metrics() {
   std::vector<std::string> names;
   for (const Entry& e : table()) names.emplace_back(e.class_name);
   return names;
+}
+
+std::vector<ClassInfo> metric_classes() {
+  std::vector<ClassInfo> out;
+  for (const Entry& e : table()) out.push_back({e.class_name, split_words(e.arguments), e.identifiers});
+  return out;
 }
 
 }  // namespace kerascpp::metrics

@@ -1,22 +1,25 @@
-// The one list of optimizer classes (keras/src/optimizers/__init__.py, ALL_OBJECTS_DICT), get(),
-// and the config cleaning that turns Keras 2 / tf_keras / Keras 3 configs into one form.
+// get() over the one list of optimizer classes (optimizer_list.inc), and the config cleaning that turns
+// Keras 2 / tf_keras / Keras 3 configs into one form.
 #include <algorithm>
 #include <cctype>
 
+#include "core/naming.h"
 #include "training/optimizers/optimizer_impl.h"
 
 namespace kerascpp::optimizers {
 namespace {
 
 struct Entry {
+  const char* class_name;
   const char* name;  // lowercase, as keras.optimizers.get takes it
   OptimizerPtr (*make)(const Json&);
+  const char* arguments;
 };
 
 constexpr Entry kOptimizers[] = {
-    {"adadelta", detail::make_adadelta}, {"adagrad", detail::make_adagrad}, {"adam", detail::make_adam},
-    {"adamax", detail::make_adamax},     {"adamw", detail::make_adamw},     {"lion", detail::make_lion},
-    {"nadam", detail::make_nadam},       {"rmsprop", detail::make_rmsprop}, {"sgd", detail::make_sgd},
+#define KCPP_OPTIMIZER(cls, id, args) {#cls, #id, detail::make_##id, args},
+#include "training/optimizers/optimizer_list.inc"
+#undef KCPP_OPTIMIZER
 };
 // Keras 3 optimizers that kerascpp does not implement: NotImplementedError rather than "unknown".
 constexpr const char* kNotImplemented[] = {"adafactor", "ftrl", "lamb", "muon", "lossscaleoptimizer",
@@ -50,6 +53,12 @@ OptimizerPtr make(const std::string& class_name, const Json& config) {
 std::vector<std::string> known_optimizers() {
   std::vector<std::string> out;
   for (const auto& e : kOptimizers) out.emplace_back(e.name);
+  return out;
+}
+
+std::vector<ClassInfo> optimizer_classes() {
+  std::vector<ClassInfo> out;
+  for (const auto& e : kOptimizers) out.push_back({e.class_name, split_words(e.arguments), {e.name}});
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/naming.h"
 #include "training/optimizers/optimizer_impl.h"
 
 namespace kerascpp::optimizers {
@@ -149,6 +150,14 @@ class CosineDecay final : public LearningRateSchedule {
   bool warmup_;
 };
 
+std::string known_list() {
+  std::string s;
+#define KCPP_SCHEDULE(name, args) s += (s.empty() ? "" : ", ") + std::string(#name);
+#include "training/optimizers/schedule_list.inc"
+#undef KCPP_SCHEDULE
+  return s;
+}
+
 }  // namespace
 
 SchedulePtr schedule_from_config(const Json& config) {
@@ -156,14 +165,22 @@ SchedulePtr schedule_from_config(const Json& config) {
              "Could not interpret learning rate schedule: ", config.dump());
   const std::string cls = config["class_name"].get<std::string>();
   const Json c = config.contains("config") ? config["config"] : Json::object();
-  if (cls == "ExponentialDecay") return std::make_shared<ExponentialDecay>(c);
-  if (cls == "PiecewiseConstantDecay") return std::make_shared<PiecewiseConstantDecay>(c);
-  if (cls == "CosineDecay") return std::make_shared<CosineDecay>(c);
+#define KCPP_SCHEDULE(name, args) \
+  if (cls == #name) return std::make_shared<name>(c);
+#include "training/optimizers/schedule_list.inc"
+#undef KCPP_SCHEDULE
   KCPP_CHECK(cls != "PolynomialDecay" && cls != "InverseTimeDecay" && cls != "CosineDecayRestarts",
-             NotImplementedError, "Learning rate schedule '", cls,
-             "' is not supported. Supported: ExponentialDecay, PiecewiseConstantDecay, CosineDecay.");
-  KCPP_THROW(ValueError, "Unknown learning rate schedule: '", cls,
-             "'. Known: ExponentialDecay, PiecewiseConstantDecay, CosineDecay.");
+             NotImplementedError, "Learning rate schedule '", cls, "' is not supported. Supported: ", known_list(),
+             ".");
+  KCPP_THROW(ValueError, "Unknown learning rate schedule: '", cls, "'. Known: ", known_list(), ".");
+}
+
+std::vector<ClassInfo> schedule_classes() {
+  return {
+#define KCPP_SCHEDULE(name, args) {#name, split_words(args), {}},
+#include "training/optimizers/schedule_list.inc"
+#undef KCPP_SCHEDULE
+  };
 }
 
 }  // namespace kerascpp::optimizers
