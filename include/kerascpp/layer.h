@@ -66,6 +66,17 @@ class Layer {
   // Layers inside this one (a nested model's layers); empty for plain layers.
   virtual std::vector<Layer*> sublayers() const { return {}; }
 
+  // How Keras 3 saves this layer's children: by the attribute that holds them. A single layer sits
+  // under the attribute's name (an RNN's "cell": ".../lstm/cell/vars"); each layer of a list sits
+  // under <attribute>/<snake_case(class)>[_N] (a model's "layers"). The default is sublayers() as the
+  // list "layers"; layers that hold others by attribute override it. io::walk_keras3_tree reads it.
+  struct SaveableChildren {
+    std::string attribute;
+    std::vector<const Layer*> layers;
+    bool is_list = true;
+  };
+  virtual std::vector<SaveableChildren> saveable_children() const;
+
   // Keras 3 order: for this layer and then each sublayer, trainable then non-trainable.
   std::vector<VariablePtr> weights() const;
   // A frozen layer (trainable=false) makes all of its weights non-trainable.

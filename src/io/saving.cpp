@@ -2,9 +2,7 @@
 // (keras-format.md §1 legacy .h5, §2 .keras and .weights.h5), built in memory and then written
 // atomically.
 #include <ctime>
-#include <map>
 
-#include "core/naming.h"
 #include "io/atomic_file.h"
 #include "io/config_writer.h"
 #include "io/optimizer_state.h"
@@ -22,30 +20,16 @@ namespace {
 const char* keras_version(KerasDialect d) { return d == KerasDialect::keras3 ? "3.15.1" : "2.15.0"; }
 
 
-// Keras 3 tree: <path>/vars/<i> per saveable, model layers under <path>/layers/<snake_case>[_N].
-void write_keras3_state(const Layer& layer, const io::H5WriteGroup& root, const std::string& path) {
-  const auto& vars = layer.own_variables();
-  if (!vars.empty()) {
-    io::H5WriteGroup g = root.create_group(path.empty() ? "vars" : path + "/vars");
-    g.write_attr_string("name", layer.name());
-    for (size_t i = 0; i < vars.size(); ++i) g.write_dataset(std::to_string(i), vars[i]->value());
-  }
-  auto subs = layer.sublayers();
-  std::map<std::string, int> used;
-  for (const Layer* sub : subs) {
-    std::string name = to_snake_case(sub->class_name());
-    auto it = used.find(name);
-    if (it != used.end())
-      name += "_" + std::to_string(++it->second);
-    else
-      used[name] = 0;
-    write_keras3_state(*sub, root, (path.empty() ? "layers/" : path + "/layers/") + name);
-  }
-}
-
 std::vector<char> keras3_weights(const Model& m, const std::string& name) {
   io::H5Writer w = io::H5Writer::create_in_memory(name);
-  write_keras3_state(m.graph(), w.root(), "");
+  const io::H5WriteGroup root = w.root();
+  io::walk_keras3_tree(m.graph(), [&root](const Layer& layer, const std::string& path) {
+    const auto& vars = layer.own_variables();
+    if (vars.empty()) return;
+    io::H5WriteGroup g = root.create_group(io::tree_path(path, "vars"));
+    g.write_attr_string("name", layer.name());
+    for (size_t i = 0; i < vars.size(); ++i) g.write_dataset(std::to_string(i), vars[i]->value());
+  });
   io::write_optimizer_keras3(m, w.root());
   return w.finish();
 }

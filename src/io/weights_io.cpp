@@ -61,53 +61,71 @@ struct Pending {
   H5Dataset ds;
 };
 
-// Walks a saveable as keras/src/saving/saving_lib.py does: its own variables under <path>/vars, then
-// the layers of a model under <path>/layers/<snake_case(class)>[_N].
+// Checks one layer's saved variables against the model's and queues them (nothing is read yet).
 void collect(const Layer& layer, const H5Group& root, const std::string& path, std::vector<Pending>* out) {
   const auto& vars = layer.own_variables();
-  const std::string vpath = path.empty() ? "vars" : path + "/vars";
-  if (!vars.empty()) {
-    KCPP_CHECK(root.is_group(vpath), IOError, "Missing weights of layer '", layer.name(), "' (", layer.class_name(),
-               "): expected group \"", vpath, "\" in ", root.file_name());
-    H5Group g = root.group(vpath);
-    size_t saved = 0;
-    while (g.has(std::to_string(saved))) ++saved;
-    KCPP_CHECK(saved == vars.size(), ValueError, "Layer '", layer.name(), "' expected ", vars.size(),
-               " variables, but received ", saved, " variables during loading from \"", vpath, "\" in ", root.file_name());
-    for (size_t i = 0; i < vars.size(); ++i) {
-      H5Dataset ds = g.dataset(std::to_string(i));
-      KCPP_CHECK(ds.shape() == vars[i]->shape(), ValueError, "Shape mismatch for variable '", vars[i]->path(), "' of layer '",
-                 layer.name(), "': the model expects ", shape_str(vars[i]->shape()), ", but \"", ds.path(), "\" in ",
-                 root.file_name(), " has shape ", shape_str(ds.shape()));
-      out->push_back(Pending{vars[i], ds});
-    }
+  if (vars.empty()) return;
+  const std::string vpath = tree_path(path, "vars");
+  KCPP_CHECK(root.is_group(vpath), IOError, "Missing weights of layer '", layer.name(), "' (", layer.class_name(),
+             "): expected group \"", vpath, "\" in ", root.file_name());
+  H5Group g = root.group(vpath);
+  size_t saved = 0;
+  while (g.has(std::to_string(saved))) ++saved;
+  KCPP_CHECK(saved == vars.size(), ValueError, "Layer '", layer.name(), "' expected ", vars.size(),
+             " variables, but received ", saved, " variables during loading from \"", vpath, "\" in ", root.file_name());
+  for (size_t i = 0; i < vars.size(); ++i) {
+    H5Dataset ds = g.dataset(std::to_string(i));
+    KCPP_CHECK(ds.shape() == vars[i]->shape(), ValueError, "Shape mismatch for variable '", vars[i]->path(), "' of layer '",
+               layer.name(), "': the model expects ", shape_str(vars[i]->shape()), ", but \"", ds.path(), "\" in ",
+               root.file_name(), " has shape ", shape_str(ds.shape()));
+    out->push_back(Pending{vars[i], ds});
   }
-  auto subs = layer.sublayers();
-  if (subs.empty()) return;
-  std::string container = path.empty() ? "layers" : path + "/layers";
-  if (!root.has(container)) {  // Keras 2.12-2.14 .keras archives
-    std::string legacy = path.empty() ? "_layer_checkpoint_dependencies" : path + "/_layer_checkpoint_dependencies";
-    if (root.has(legacy)) container = legacy;
-  }
-  std::map<std::string, int> used;
-  for (const Layer* sub : subs) {
-    std::string name = to_snake_case(sub->class_name());
-    auto it = used.find(name);
-    if (it != used.end()) {
-      name += "_" + std::to_string(++it->second);
-    } else {
-      used[name] = 0;
+}
+
+void walk(const Layer& layer, const std::string& path, const TreeVisitor& visit, const AttributeLocator& locate) {
+  visit(layer, path);
+  for (const Layer::SaveableChildren& group : layer.saveable_children()) {
+    const std::string base = locate ? locate(path, group.attribute) : tree_path(path, group.attribute);
+    if (!group.is_list) {
+      KCPP_CHECK(group.layers.size() == 1, ValueError, "Layer '", layer.name(), "' holds ", group.layers.size(),
+                 " layers in its attribute '", group.attribute, "', which is not a list");
+      walk(*group.layers[0], base, visit, locate);
+      continue;
     }
-    collect(*sub, root, container + "/" + name, out);
+    std::map<std::string, int> used;  // saving_lib._save_container_state's names
+    for (const Layer* child : group.layers) {
+      std::string name = to_snake_case(child->class_name());
+      auto it = used.find(name);
+      if (it != used.end())
+        name += "_" + std::to_string(++it->second);
+      else
+        used[name] = 0;
+      walk(*child, tree_path(base, name), visit, locate);
+    }
   }
 }
 
 }  // namespace
 
+std::string tree_path(const std::string& parent, const std::string& child) {
+  return parent.empty() ? child : parent + "/" + child;
+}
+
+void walk_keras3_tree(const Layer& root, const TreeVisitor& visit, const AttributeLocator& locate) {
+  walk(root, "", visit, locate);
+}
+
 void load_keras3_weights(Model& model, const H5Group& root) {
   std::vector<Pending> plan;
-  collect(model.graph(), root, "", &plan);  // checks everything before reading anything
-  for (auto& p : plan) read_variable(*p.var, p.ds);
+  // Keras 2.12-2.14 .keras archives name a model's layer list "_layer_checkpoint_dependencies".
+  auto locate = [&root](const std::string& parent, const std::string& attribute) {
+    const std::string path = tree_path(parent, attribute);
+    const std::string legacy = tree_path(parent, "_layer_checkpoint_dependencies");
+    return attribute == "layers" && !root.has(path) && root.has(legacy) ? legacy : path;
+  };
+  walk_keras3_tree(model.graph(), [&](const Layer& l, const std::string& path) { collect(l, root, path, &plan); },
+                   locate);
+  for (auto& p : plan) read_variable(*p.var, p.ds);  // everything was checked before anything is read
 }
 
 }  // namespace kerascpp::io

@@ -56,6 +56,12 @@ void Layer::collect(std::vector<VariablePtr>* out, int which, bool parent_traina
   for (const Layer* l : sublayers()) l->collect(out, which, t);
 }
 
+std::vector<Layer::SaveableChildren> Layer::saveable_children() const {
+  std::vector<Layer*> subs = sublayers();
+  if (subs.empty()) return {};
+  return {SaveableChildren{"layers", std::vector<const Layer*>(subs.begin(), subs.end()), true}};
+}
+
 std::vector<VariablePtr> Layer::weights() const {
   std::vector<VariablePtr> out;
   collect(&out, 0, true);
