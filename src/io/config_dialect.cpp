@@ -3,6 +3,7 @@
 #include <functional>
 #include <set>
 
+#include "io/dialect_rules.h"
 #include "models/functional.h"
 
 namespace kerascpp::io {
@@ -72,34 +73,16 @@ void canonical_layer_config(const std::string& cls, Json& c, int major) {
     const Json& p = c["dtype"];
     c["dtype"] = p.contains("config") && p["config"].contains("name") ? p["config"]["name"] : Json("float32");
   }
-  if (cls == "InputLayer") {
-    if (!c.contains("batch_shape") && c.contains("batch_input_shape")) c["batch_shape"] = c["batch_input_shape"];
-    c.erase("batch_input_shape");
-    if (!c.contains("batch_shape") && c.contains("shape")) {
-      Json s = Json::array({nullptr});
-      for (const auto& d : c["shape"]) s.push_back(d);
-      c["batch_shape"] = s;
-    }
+  keras2_layer_keys_to_canonical(cls, c, major);  // renamed and Keras-2-only keys (dialect_rules.cpp)
+  if (cls == "InputLayer" && !c.contains("batch_shape") && c.contains("shape")) {
+    Json s = Json::array({nullptr});
+    for (const auto& d : c["shape"]) s.push_back(d);
+    c["batch_shape"] = s;
   }
-  if (major == 2 && c.contains("activation") && c["activation"] == "hard_sigmoid") c["activation"] = "hard_sigmoid_k2";
   if (cls != "InputLayer") {
     // Keras 2 records the shape a layer was created with; the graph knows it, Keras 3 refuses the key.
     c.erase("batch_input_shape");
     c.erase("batch_shape");
-  }
-  // tf-keras's depthwise, separable and transposed convolutions inherit Conv's config: groups (always
-  // 1) and, for separable ones, kernel_* keys for a kernel they do not have. Keras 3 refuses both.
-  const bool depthwise = cls.rfind("DepthwiseConv", 0) == 0, separable = cls.rfind("SeparableConv", 0) == 0;
-  if (major == 2 && (depthwise || separable || cls.ends_with("Transpose"))) {
-    KCPP_CHECK(c.value("groups", Json(1)) == Json(1), NotImplementedError, "Layer '", c.value("name", std::string("?")),
-               "' (", cls, ") has groups=", c["groups"].dump(), "; only Conv1D/2D/3D take groups");
-    c.erase("groups");
-  }
-  if (major == 2 && separable)
-    for (const char* k : {"kernel_initializer", "kernel_regularizer", "kernel_constraint"}) c.erase(k);
-  if (major == 2 && cls.rfind("SpatialDropout", 0) == 0) {  // Keras 3 takes neither argument
-    c.erase("noise_shape");
-    c.erase("trainable");
   }
 }
 

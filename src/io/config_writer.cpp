@@ -3,6 +3,7 @@
 #include <functional>
 #include <set>
 
+#include "io/dialect_rules.h"
 #include "models/functional.h"
 
 namespace kerascpp::io {
@@ -41,8 +42,7 @@ Json keras3_entry(Json e) {
     e["module"] = cls == "Sequential" ? "keras" : "keras.src.models.functional";
     e["registered_name"] = cls == "Sequential" ? Json(nullptr) : Json("Functional");
   } else {
-    if (e["config"].value("activation", Json()) == "hard_sigmoid_k2")
-      unrepresentable(e["config"], "Keras 2's hard_sigmoid (0.2 x + 0.5)", "3");
+    check_keras3_expressible(cls, e["config"]);
     // tf_keras writes BatchNormalization's axis as a list; Keras 3 takes one int.
     if (cls == "BatchNormalization" && e["config"].contains("axis") && e["config"]["axis"].is_array()) {
       Json& axis = e["config"]["axis"];
@@ -64,39 +64,9 @@ Json keras3_entry(Json e) {
   return e;
 }
 
-// Keras 3's Resizing and CenterCrop gained data_format, antialias and pad_to_aspect_ratio (with its
-// fill); tf-keras's have none of them, so they go when they hold what tf-keras does anyway.
-void keras2_image_preprocessing(const std::string& cls, Json& c) {
-  if (c.value("data_format", Json("channels_last")) != Json("channels_last"))
-    unrepresentable(c, "Keras 3's " + cls + "(data_format=\"channels_first\")", "2");
-  if (c.value("antialias", false) == true) unrepresentable(c, "Keras 3's " + cls + "(antialias=True)", "2");
-  if (c.value("pad_to_aspect_ratio", false) == true)
-    unrepresentable(c, "Keras 3's " + cls + "(pad_to_aspect_ratio=True)", "2");
-  for (const char* k : {"data_format", "antialias", "pad_to_aspect_ratio", "fill_mode", "fill_value"}) c.erase(k);
-}
-
 // Keras 2 layer configs: the keys and names tf-keras's constructors accept.
 void keras2_layer_config(const std::string& cls, Json& c) {
-  if (cls == "InputLayer" && c.contains("batch_shape")) {
-    c["batch_input_shape"] = c["batch_shape"];
-    c.erase("batch_shape");
-  }
-  if (cls == "LeakyReLU" && c.contains("negative_slope")) {
-    c["alpha"] = c["negative_slope"];
-    c.erase("negative_slope");
-  }
-  if (c.contains("activation") && c["activation"].is_string()) {
-    const std::string a = c["activation"].get<std::string>();
-    if (a == "hard_sigmoid" || a == "hard_silu") unrepresentable(c, "Keras 3's " + a, "2");
-    if (a == "hard_sigmoid_k2") c["activation"] = "hard_sigmoid";
-    if (a == "silu") c["activation"] = "swish";
-  }
-  for (const char* k : {"quantization_config", "lora_rank", "lora_alpha"}) c.erase(k);
-  if (cls == "LayerNormalization" && c.contains("rms_scaling")) {  // Keras 3 only
-    if (c["rms_scaling"] == true) unrepresentable(c, "Keras 3's LayerNormalization(rms_scaling=True)", "2");
-    c.erase("rms_scaling");
-  }
-  if (cls == "Resizing" || cls == "CenterCrop") keras2_image_preprocessing(cls, c);
+  canonical_layer_keys_to_keras2(cls, c);  // renamed and Keras-3-only keys (dialect_rules.cpp)
   for (auto& [key, v] : c.items()) {
     // Keras 3 initializers carry arguments Keras 2's do not know; the weights are loaded anyway.
     if (key.size() > 12 && key.compare(key.size() - 12, 12, "_initializer") == 0 && v.is_object() &&

@@ -1,4 +1,5 @@
-// keras.layers.LeakyReLU: Keras 3 names the slope `negative_slope` (default 0.3); Keras 2 wrote `alpha`.
+// keras.layers.LeakyReLU: the slope `negative_slope` (default 0.3; Keras 2's `alpha` is renamed by
+// io/dialect_rules.cpp).
 #include "layers/config_utils.h"
 #include "layers/layer_list.h"
 #include "ops/ops.h"
@@ -9,7 +10,7 @@ namespace {
 class LeakyReLU : public Layer {
  public:
   explicit LeakyReLU(const Json& config)
-      : Layer(config), slope_(get<float>(config, "negative_slope", get<float>(config, "alpha", 0.3f))) {}
+      : Layer(config), slope_(get<float>(config, "negative_slope", 0.3f)) {}
   std::string class_name() const override { return "LeakyReLU"; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);

@@ -1,0 +1,129 @@
+// The Keras 2 / Keras 3 differences of layer configs, as data. Each rule was found by loading files of
+// tf_keras 2.x and Keras 3.15 and reading their constructors; keras-format.md §3 lists the dialects.
+#include "io/dialect_rules.h"
+
+#include <string_view>
+#include <vector>
+
+namespace kerascpp::io {
+namespace {
+
+// A key and the value it holds when it changes nothing; kAny: dropped whatever it holds.
+struct KeyValue {
+  const char* key;
+  Json same;
+};
+const Json kAny = Json::value_t::discarded;
+
+struct DialectRule {
+  const char* classes;  // a class name, "Prefix*" or "*Suffix"; "*" for every layer
+  std::vector<std::pair<const char*, const char*>> renamed;  // {Keras 2 key, Keras 3 key}
+  std::vector<KeyValue> keras2_only;  // Keras 2 writes them, Keras 3 refuses them
+  std::vector<KeyValue> keras3_only;  // Keras 3 writes them, Keras 2 refuses them
+};
+
+const std::vector<DialectRule>& rules() {
+  static const std::vector<DialectRule> r = {
+      // Keras 3's quantization and LoRA (Dense, EinsumDense, Embedding).
+      {"*", {}, {}, {{"quantization_config", kAny}, {"lora_rank", kAny}, {"lora_alpha", kAny}}},
+      {"InputLayer", {{"batch_input_shape", "batch_shape"}}, {}, {}},
+      {"LeakyReLU", {{"alpha", "negative_slope"}}, {}, {}},
+      // tf_keras's depthwise, separable and transposed convolutions inherit Conv's config: groups
+      // (always 1) and, for separable ones, kernel_* keys for a kernel they do not have.
+      {"DepthwiseConv*", {}, {{"groups", 1}}, {}},
+      {"*Transpose", {}, {{"groups", 1}}, {}},
+      {"SeparableConv*",
+       {},
+       {{"groups", 1}, {"kernel_initializer", kAny}, {"kernel_regularizer", kAny}, {"kernel_constraint", kAny}},
+       {}},
+      {"SpatialDropout*", {}, {{"noise_shape", kAny}, {"trainable", kAny}}, {}},
+      {"LayerNormalization", {}, {}, {{"rms_scaling", false}}},
+      {"Resizing",
+       {},
+       {},
+       {{"data_format", "channels_last"}, {"antialias", false}, {"pad_to_aspect_ratio", false}, {"fill_mode", kAny},
+        {"fill_value", kAny}}},
+      {"CenterCrop",
+       {},
+       {},
+       {{"data_format", "channels_last"}, {"antialias", false}, {"pad_to_aspect_ratio", false}, {"fill_mode", kAny},
+        {"fill_value", kAny}}},
+  };
+  return r;
+}
+
+// Activations, {Keras 2 name, canonical name}. Read from Keras 2: the names that mean something else in
+// Keras 3 (Keras 2's hard_sigmoid is 0.2 x + 0.5, Keras 3's relu6(x + 3) / 6).
+constexpr std::pair<const char*, const char*> kKeras2Activations[] = {{"hard_sigmoid", "hard_sigmoid_k2"}};
+// Written for Keras 2: the canonical names Keras 2 spells otherwise (it calls silu swish).
+constexpr std::pair<const char*, const char*> kKeras2Spellings[] = {{"hard_sigmoid", "hard_sigmoid_k2"},
+                                                                    {"swish", "silu"}};
+// Canonical activations Keras 2 has no name for.
+constexpr const char* kKeras3OnlyActivations[] = {"hard_sigmoid", "hard_silu"};
+
+bool matches(std::string_view pattern, std::string_view cls) {
+  if (pattern == "*") return true;
+  if (pattern.ends_with('*')) return cls.starts_with(pattern.substr(0, pattern.size() - 1));
+  if (pattern.starts_with('*')) return cls.ends_with(pattern.substr(1));
+  return pattern == cls;
+}
+
+[[noreturn]] void unrepresentable(const Json& c, const std::string& what, const char* dialect) {
+  KCPP_THROW(NotImplementedError, "Layer '", c.value("name", std::string("?")), "' uses ", what,
+             ", which Keras ", dialect, " cannot express; save in the other Keras dialect instead");
+}
+
+bool holds(const Json& c, const KeyValue& kv) { return kv.same.is_discarded() || c[kv.key] == kv.same; }
+
+}  // namespace
+
+void keras2_layer_keys_to_canonical(const std::string& cls, Json& c, int major) {
+  for (const DialectRule& rule : rules()) {
+    if (!matches(rule.classes, cls)) continue;
+    for (const auto& [k2, k3] : rule.renamed) {
+      if (!c.contains(k2)) continue;
+      if (!c.contains(k3)) c[k3] = c[k2];
+      c.erase(k2);
+    }
+    if (major != 2) continue;
+    for (const KeyValue& kv : rule.keras2_only) {
+      if (!c.contains(kv.key)) continue;
+      KCPP_CHECK(holds(c, kv), NotImplementedError, "Layer '", c.value("name", std::string("?")), "' (", cls,
+                 ") has ", kv.key, "=", c[kv.key].dump(), ", which Keras 3's ", cls, " does not take");
+      c.erase(kv.key);
+    }
+  }
+  if (major == 2 && c.contains("activation") && c["activation"].is_string())
+    for (const auto& [k2, canonical] : kKeras2Activations)
+      if (c["activation"] == k2) c["activation"] = canonical;
+}
+
+void canonical_layer_keys_to_keras2(const std::string& cls, Json& c) {
+  for (const DialectRule& rule : rules()) {
+    if (!matches(rule.classes, cls)) continue;
+    for (const auto& [k2, k3] : rule.renamed) {
+      if (!c.contains(k3)) continue;
+      c[k2] = c[k3];
+      c.erase(k3);
+    }
+    for (const KeyValue& kv : rule.keras3_only) {
+      if (!c.contains(kv.key)) continue;
+      if (!holds(c, kv)) unrepresentable(c, "Keras 3's " + cls + "(" + kv.key + "=" + c[kv.key].dump() + ")", "2");
+      c.erase(kv.key);
+    }
+  }
+  if (c.contains("activation") && c["activation"].is_string()) {
+    const std::string a = c["activation"].get<std::string>();
+    for (const char* only3 : kKeras3OnlyActivations)
+      if (a == only3) unrepresentable(c, "Keras 3's " + a, "2");
+    for (const auto& [k2, canonical] : kKeras2Spellings)
+      if (a == canonical) c["activation"] = k2;
+  }
+}
+
+void check_keras3_expressible(const std::string& cls, const Json& c) {
+  if (c.value("activation", Json()) == "hard_sigmoid_k2")
+    unrepresentable(c, "Keras 2's hard_sigmoid (0.2 x + 0.5)", "3");
+}
+
+}  // namespace kerascpp::io
