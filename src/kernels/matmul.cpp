@@ -1,7 +1,7 @@
 // Fast matmul: a register-blocked loop for small products (kernels/isa/matmul_small.cpp, one version per
 // instruction set, see kernels/isa.h), OpenBLAS for the rest.
 //
-// Dispatch rule: m*n*k <= kMatmulSmallMaxWork (128^3) takes the small path. Measured on the build
+// Dispatch rule (the candidates' refusals): m*n*k <= kMatmulSmallMaxWork (128^3) takes the small path. Measured on the build
 // machine (2 vCPU AMD EPYC, AVX2, OpenBLAS 0.3.21 pthreads; best of 5 runs on a shared, noisy box):
 //   batch 1, 8 -> 10 (1x10x8):  small 22-45 ns,    cblas_sgemm 120-230 ns
 //   8x10x8:                     small 55-160 ns,   cblas_sgemm 150-290 ns
@@ -27,6 +27,10 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <iterator>
+
+#include "kernels/dispatch_log.h"
+#include "kernels/ref/ref.h"
 
 // Weak, so that kerascpp still links against a BLAS that is not OpenBLAS.
 extern "C" {
@@ -36,19 +40,49 @@ int openblas_get_num_threads(void) __attribute__((weak));
 
 namespace kerascpp::kernels {
 
-MatmulPath matmul_path(int64_t m, int64_t n, int64_t k) {
+namespace {
+
+const char* small_refuses(int64_t m, int64_t n, int64_t k) {
+  static_assert(kMatmulSmallMaxWork == 2097152, "update the sentence below");
   // In double: the int64 product of three large dims could overflow.
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  return work <= static_cast<double>(kMatmulSmallMaxWork) ? MatmulPath::small : MatmulPath::blas;
+  if (work <= static_cast<double>(kMatmulSmallMaxWork)) return nullptr;
+  return "m*n*k > 2097152 (128^3): OpenBLAS's cache-blocked packing and thread pool are faster";
 }
 
-const char* matmul_choice(int64_t m, int64_t n, int64_t k) {
-  static_assert(kMatmulSmallMaxWork == 2097152, "update the sentences below");
-  if (matmul_path(m, n, k) == MatmulPath::small)
-    return "small: m*n*k <= 2097152 (128^3): the register-blocked loop has no call, packing or "
-           "threading overhead and matches OpenBLAS's speed at these sizes";
-  return "blas: m*n*k > 2097152 (128^3): OpenBLAS cblas_sgemm, with cache-blocked packing and its "
-         "thread pool, is faster";
+const char* blas_refuses(int64_t, int64_t n, int64_t k) {
+  // cblas takes int sizes: matmul_blas splits m, but not n or k (ops check them for Keras tensors).
+  if (n > INT_MAX || k > INT_MAX) return "n or k > INT_MAX: cblas takes int sizes";
+  return nullptr;
+}
+
+void run_ref(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
+  ref::matmul(a, b, c, m, n, k);
+}
+
+constexpr MatmulCandidate kCandidates[] = {
+    {"small", matmul_small, small_refuses},
+    {"blas", matmul_blas, blas_refuses},
+    {"ref", run_ref, nullptr},
+};
+
+const MatmulCandidate& first_taking(int64_t m, int64_t n, int64_t k) {
+  for (const MatmulCandidate& c : kCandidates)
+    if (c.refuses == nullptr || c.refuses(m, n, k) == nullptr) return c;
+  return kCandidates[std::size(kCandidates) - 1];
+}
+
+}  // namespace
+
+std::span<const MatmulCandidate> matmul_candidates() { return kCandidates; }
+
+MatmulChoice matmul_choice(int64_t m, int64_t n, int64_t k) {
+  MatmulChoice choice{&first_taking(m, n, k), ""};
+  for (const MatmulCandidate& c : kCandidates) {
+    if (&c == choice.candidate) break;
+    choice.refusals += (choice.refusals.empty() ? "" : "; ") + std::string(c.name) + ": " + c.refuses(m, n, k);
+  }
+  return choice;
 }
 
 void matmul_blas(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
@@ -68,10 +102,13 @@ void matmul_blas(const float* a, const float* b, float* c, int64_t m, int64_t n,
 }
 
 void matmul(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
-  if (matmul_path(m, n, k) == MatmulPath::small)
-    matmul_small(a, b, c, m, n, k);
-  else
-    matmul_blas(a, b, c, m, n, k);
+  const MatmulCandidate& chosen = first_taking(m, n, k);
+  if (dispatch_verbose()) {
+    const std::string problem = "(" + std::to_string(m) + ", " + std::to_string(k) + ") @ (" + std::to_string(k) +
+                                ", " + std::to_string(n) + ")";
+    log_dispatch_once("matmul", problem, chosen.name, matmul_choice(m, n, k).refusals);
+  }
+  chosen.run(a, b, c, m, n, k);
 }
 
 void set_blas_threads(int n) {

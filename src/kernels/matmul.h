@@ -1,33 +1,45 @@
 // Fast matmul: c: (m, n) = a: (m, k) @ b: (k, n), float32, row-major, contiguous.
 //
-// Two candidates, fastest first for their sizes, and a dispatch that can say why it picked one (a
-// tiny version of oneDNN's explainable dispatch):
+// The candidates, in one ordered list, fastest first; the first that does not refuse a problem computes
+// it, and a refusal says why (a tiny version of oneDNN's explainable dispatch):
 //   - small: a hand-written register-blocked loop (one version per instruction set, kernels/isa.h). Tiny
-//   Dense layers (batch 1, 8 -> 10) are all call
-//     overhead in BLAS; this loop has none.
+//     Dense layers (batch 1, 8 -> 10) are all call overhead in BLAS; this loop has none.
 //   - blas: OpenBLAS cblas_sgemm, packed and multi-threaded, for everything bigger.
+//   - ref: ref::matmul, the definition, last; it takes what BLAS's int sizes cannot.
+// KERASCPP_VERBOSE=dispatch prints each problem's choice once per process (kernels/dispatch_log.h).
 //
 //   kernels::matmul(a, b, c, m, n, k);
-//   std::puts(kernels::matmul_choice(m, n, k));  // "small: m*n*k <= 2097152 (128^3): ..."
+//   MatmulChoice why = kernels::matmul_choice(m, n, k);  // why.candidate->name: "small"
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <string>
 
 namespace kerascpp::kernels {
-
-enum class MatmulPath { small, blas };
 
 // Products with m*n*k at or below this take the small path (measured, see matmul.cpp).
 inline constexpr int64_t kMatmulSmallMaxWork = 128 * 128 * 128;
 
-// The path matmul() takes for these sizes.
-MatmulPath matmul_path(int64_t m, int64_t n, int64_t k);
-// The same choice as a static sentence saying why, for verbose logs and tests.
-const char* matmul_choice(int64_t m, int64_t n, int64_t k);
+struct MatmulCandidate {
+  const char* name;
+  void (*run)(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
+  // Why this candidate does not take these sizes (a static sentence), or nullptr when it does.
+  const char* (*refuses)(int64_t m, int64_t n, int64_t k);
+};
+// Fastest first; ref last, refusing nothing. Tests check every candidate against ref.
+std::span<const MatmulCandidate> matmul_candidates();
+
+// The candidate matmul() takes for these sizes and the refusals of those listed before it.
+struct MatmulChoice {
+  const MatmulCandidate* candidate;
+  std::string refusals;  // "small: m*n*k > 2097152 (128^3): ..." ("" when the first one takes it)
+};
+MatmulChoice matmul_choice(int64_t m, int64_t n, int64_t k);
 
 // Dispatching matmul. k == 0 writes zeros; m == 0 or n == 0 writes nothing.
 void matmul(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
-// The candidates themselves, callable directly (tests check both against ref::matmul).
+// The candidates themselves, callable directly.
 void matmul_small(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
 void matmul_blas(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
 

@@ -129,8 +129,12 @@ void record_conv(const char* op, const kernels::ConvGeometry& g, const Tensor& x
     std::string why_not;
     float* dxp = need_dx ? dx.data<float>() : nullptr;
     float* dkp = need_dk ? dk.data<float>() : nullptr;
-    if (!kernels::dnnl_conv_grad(g, x.data<float>(), kernel.data<float>(), dy.data<float>(), dxp, dkp, dbp, &why_not))
-      kernels::ref::conv_grad(g, x.data<float>(), kernel.data<float>(), dy.data<float>(), dxp, dkp, dbp);
+    const bool onednn =
+        kernels::dnnl_conv_grad(g, x.data<float>(), kernel.data<float>(), dy.data<float>(), dxp, dkp, dbp, &why_not);
+    if (!onednn) kernels::ref::conv_grad(g, x.data<float>(), kernel.data<float>(), dy.data<float>(), dxp, dkp, dbp);
+    if (kernels::dispatch_verbose())  // made at every backward: printed once per problem
+      kernels::log_dispatch_once(std::string(op) + "_grad", "x=" + shape_str(x.shape()) + " kernel=" + shape_str(kernel.shape()),
+                                 onednn ? "onednn" : "ref", why_not);
     return Grads{need_dx ? dx : Tensor(), need_dk ? dk : Tensor(), need_db ? db : Tensor()};
   });
 }

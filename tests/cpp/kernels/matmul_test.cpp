@@ -1,4 +1,5 @@
-// The fast matmul (both dispatch paths) against ref::matmul, the dispatch rule, and concurrent use.
+// Every matmul candidate against ref::matmul, the dispatch (first candidate that takes a problem), and
+// concurrent use.
 #include "kernels/matmul.h"
 
 #include <gtest/gtest.h>
@@ -34,14 +35,13 @@ void expect_matches_ref(Fn fn, const char* name, int64_t m, int64_t n, int64_t k
   ASSERT_EQ(c[m * n], 123.f) << name << " wrote past the end";
 }
 
-TEST(Matmul, BothPathsMatchRefOverManySizes) {
+TEST(Matmul, EveryCandidateMatchesRefOverManySizes) {
   std::mt19937 g(42);
   const int64_t dims[] = {0, 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 33};
   for (int64_t m : dims)
     for (int64_t n : dims)
       for (int64_t k : {0, 1, 3, 8, 17}) {
-        expect_matches_ref(matmul_small, "small", m, n, k, g);
-        expect_matches_ref(matmul_blas, "blas", m, n, k, g);
+        for (const MatmulCandidate& c : matmul_candidates()) expect_matches_ref(c.run, c.name, m, n, k, g);
         expect_matches_ref(matmul, "dispatch", m, n, k, g);
       }
 }
@@ -60,20 +60,32 @@ TEST(Matmul, LargerAndRandomSizesMatchRef) {
 }
 
 TEST(Matmul, ZeroKWritesZeros) {
-  for (Fn fn : {matmul_small, matmul_blas, matmul}) {
+  for (const MatmulCandidate& cand : matmul_candidates()) {
     std::vector<float> c(6, NAN);
-    fn(nullptr, nullptr, c.data(), 2, 3, 0);
-    for (float v : c) EXPECT_EQ(v, 0.f);
+    cand.run(nullptr, nullptr, c.data(), 2, 3, 0);
+    for (float v : c) EXPECT_EQ(v, 0.f) << cand.name;
   }
+  std::vector<float> c(6, NAN);
+  matmul(nullptr, nullptr, c.data(), 2, 3, 0);
+  for (float v : c) EXPECT_EQ(v, 0.f);
 }
 
-TEST(Matmul, DispatchSaysWhy) {
-  EXPECT_EQ(matmul_path(1, 10, 8), MatmulPath::small);
-  EXPECT_EQ(matmul_path(128, 128, 128), MatmulPath::small);
-  EXPECT_EQ(matmul_path(129, 128, 128), MatmulPath::blas);
-  EXPECT_EQ(matmul_path(256, 512, 512), MatmulPath::blas);
-  EXPECT_EQ(std::string(matmul_choice(1, 10, 8)).rfind("small:", 0), 0u);
-  EXPECT_EQ(std::string(matmul_choice(256, 512, 512)).rfind("blas:", 0), 0u);
+TEST(Matmul, CandidatesFastestFirstRefLastAndSayWhy) {
+  auto list = matmul_candidates();
+  ASSERT_EQ(list.size(), 3u);
+  EXPECT_STREQ(list[0].name, "small");
+  EXPECT_STREQ(list[1].name, "blas");
+  EXPECT_STREQ(list.back().name, "ref");
+  EXPECT_EQ(list.back().refuses, nullptr);  // the definition takes every problem
+  EXPECT_STREQ(matmul_choice(1, 10, 8).candidate->name, "small");
+  EXPECT_EQ(matmul_choice(1, 10, 8).refusals, "");
+  EXPECT_STREQ(matmul_choice(128, 128, 128).candidate->name, "small");
+  EXPECT_STREQ(matmul_choice(129, 128, 128).candidate->name, "blas");
+  EXPECT_EQ(matmul_choice(256, 512, 512).refusals.rfind("small: m*n*k > 2097152 (128^3)", 0), 0u);
+  // n beyond cblas's int: only the reference takes it (not run: the sizes are only for the choice).
+  const MatmulChoice huge = matmul_choice(1, int64_t{1} << 32, 1);
+  EXPECT_STREQ(huge.candidate->name, "ref");
+  EXPECT_NE(huge.refusals.find("blas: n or k > INT_MAX"), std::string::npos) << huge.refusals;
 }
 
 // predict runs from many threads at once; both paths must stay correct under that.

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "kerascpp/autodiff.h"
 #include "op_test_util.h"
 #include "ops/ops.h"
 #include "ops/plan_cache.h"
@@ -30,12 +31,14 @@ TEST(DispatchLog, OneLinePerPlanNotPerCall) {
   o.dilation_rate = {1, 1};
   PlanCache plans;
   setenv("KERASCPP_VERBOSE", "dispatch", 1);
+  kernels::reread_dispatch_verbose();
   testing::internal::CaptureStderr();
   Tensor a = conv(x1, k, Tensor(), o, &plans, 0);
   Tensor b = conv(x1, k, Tensor(), o, &plans, 0);  // the same plan: no line
   (void)conv(x2, k, Tensor(), o, &plans, 0);       // another input shape: another plan
   const std::string err = testing::internal::GetCapturedStderr();
   unsetenv("KERASCPP_VERBOSE");
+  kernels::reread_dispatch_verbose();
   EXPECT_EQ(
       count_lines_starting(err, "kerascpp_verbose,dispatch,conv,x=(1, 6, 6, 2) kernel=(3, 3, 2, 4),onednn"),
       1)
@@ -52,21 +55,69 @@ TEST(DispatchLog, OneLinePerPlanNotPerCall) {
 TEST(DispatchLog, ListAndFormat) {
   for (const char* v : {"dispatch", "all", "plans,dispatch"}) {
     setenv("KERASCPP_VERBOSE", v, 1);
+    kernels::reread_dispatch_verbose();
     EXPECT_TRUE(kernels::dispatch_verbose()) << v;
   }
   setenv("KERASCPP_VERBOSE", "dispatcher", 1);
+  kernels::reread_dispatch_verbose();
   EXPECT_FALSE(kernels::dispatch_verbose());
   unsetenv("KERASCPP_VERBOSE");
+  kernels::reread_dispatch_verbose();
   EXPECT_FALSE(kernels::dispatch_verbose());
   testing::internal::CaptureStderr();
   kernels::log_dispatch("conv", "x=(1)", "ref", "not wired");  // silent: not asked for
   setenv("KERASCPP_VERBOSE", "dispatch", 1);
+  kernels::reread_dispatch_verbose();
   kernels::log_dispatch("conv_transpose", "x=(1, 4, 4, 3)", "ref", "oneDNN refused: grouped");
   kernels::log_dispatch("maxpool", "x=(1, 4, 4, 3)", "onednn");
   unsetenv("KERASCPP_VERBOSE");
+  kernels::reread_dispatch_verbose();
   EXPECT_EQ(testing::internal::GetCapturedStderr(),
             "kerascpp_verbose,dispatch,conv_transpose,x=(1, 4, 4, 3),ref,why: oneDNN refused: grouped\n"
             "kerascpp_verbose,dispatch,maxpool,x=(1, 4, 4, 3),onednn\n");
+}
+
+TEST(DispatchLog, MatmulOncePerProblemWithTheRefusals) {
+  std::mt19937 g(6);
+  Tensor a = test::random_tensor(g, {3, 4}), w = test::random_tensor(g, {4, 5});
+  Tensor big = test::random_tensor(g, {130, 130}), w_big = test::random_tensor(g, {130, 130});
+  setenv("KERASCPP_VERBOSE", "dispatch", 1);
+  kernels::reread_dispatch_verbose();
+  testing::internal::CaptureStderr();
+  for (int i = 0; i < 3; ++i) (void)matmul(a, w);  // made at every call, printed once
+  (void)matmul(big, w_big);
+  const std::string err = testing::internal::GetCapturedStderr();
+  unsetenv("KERASCPP_VERBOSE");
+  kernels::reread_dispatch_verbose();
+  EXPECT_NE(err.find("kerascpp_verbose,dispatch,matmul,(3, 4) @ (4, 5),small\n"), std::string::npos) << err;
+  EXPECT_EQ(count_lines_starting(err, "kerascpp_verbose,dispatch,matmul,(3, 4) @ (4, 5),"), 1) << err;
+  EXPECT_EQ(count_lines_starting(err, "kerascpp_verbose,dispatch,matmul,(130, 130) @ (130, 130),blas,why: small: "
+                                      "m*n*k > 2097152"),
+            1)
+      << err;
+}
+
+TEST(DispatchLog, ConvGradientOncePerProblem) {
+  std::mt19937 g(7);
+  Tensor k = test::random_tensor(g, {3, 3, 2, 4}), x = test::random_tensor(g, {1, 6, 6, 2});
+  ConvOptions o;
+  o.strides = {1, 1};
+  o.dilation_rate = {1, 1};
+  setenv("KERASCPP_VERBOSE", "dispatch", 1);
+  kernels::reread_dispatch_verbose();
+  testing::internal::CaptureStderr();
+  for (int i = 0; i < 2; ++i) {
+    GradientTape tape;
+    tape.watch(k);
+    Tensor y = conv(x, k, Tensor(), o);
+    (void)tape.gradient(y, {k});
+  }
+  const std::string err = testing::internal::GetCapturedStderr();
+  unsetenv("KERASCPP_VERBOSE");
+  kernels::reread_dispatch_verbose();
+  EXPECT_EQ(count_lines_starting(err, "kerascpp_verbose,dispatch,conv_grad,x=(1, 6, 6, 2) kernel=(3, 3, 2, 4),onednn"),
+            1)
+      << err;
 }
 
 }  // namespace
