@@ -23,11 +23,12 @@
 #include "kerascpp/optimizers.h"
 
 namespace kerascpp {
+// The model's implementation (its graph, its compiled training state), not part of the API.
 namespace models {
 class Functional;
 }
 namespace training {
-struct Compiled;  // src/training/compiled.h
+struct Compiled;
 }
 
 // model.compile(...): each of optimizer, loss and metrics by Keras identifier (a name or a
@@ -93,7 +94,9 @@ struct SaveOptions {
 
 class Model {
  public:
-  explicit Model(std::shared_ptr<models::Functional> graph, Json training_config = Json());
+  // graph: a Sequential or Functional model's graph, as load_model and model_from_json build it
+  // (ValueError for any other layer).
+  explicit Model(LayerPtr graph, Json training_config = Json());
 
   const std::string& name() const;
   // Runs the model on `inputs` (one tensor per model input, batch on axis 0) in batches of
@@ -164,8 +167,9 @@ class Model {
   // Keras's compile_config ({} when not compiled), as saved in .keras / .h5.
   Json compile_config() const;
 
-  models::Functional& graph() const { return *graph_; }
-  training::Compiled* compiled_state() const { return compiled_.get(); }
+  // The whole model as one layer (Keras's Functional / Sequential): call() runs it, sublayers() are
+  // model.layers, saveable_children() its weight tree.
+  Layer& graph() const;
 
  private:
   std::shared_ptr<models::Functional> graph_;

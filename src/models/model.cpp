@@ -8,11 +8,14 @@
 
 namespace kerascpp {
 
-Model::Model(std::shared_ptr<models::Functional> graph, Json training_config)
-    : graph_(std::move(graph)), training_config_(std::move(training_config)) {
-  KCPP_ASSERT(graph_ != nullptr);
+Model::Model(LayerPtr graph, Json training_config)
+    : graph_(std::dynamic_pointer_cast<models::Functional>(graph)), training_config_(std::move(training_config)) {
+  KCPP_CHECK(graph_ != nullptr, ValueError, "A Model is made from a Sequential or Functional graph. Received: ",
+             graph ? "a " + graph->class_name() + " layer" : std::string("nothing"));
   if (training_config_.is_null()) training_config_ = Json::object();
 }
+
+Layer& Model::graph() const { return *graph_; }
 
 const std::string& Model::name() const { return graph_->name(); }
 

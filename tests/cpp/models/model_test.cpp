@@ -27,6 +27,16 @@ bool same(const Tensor& a, const Tensor& b) {
   return a.shape() == b.shape() && a.dtype() == b.dtype() && std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
 }
 
+TEST(Model, IsMadeFromAModelGraphOnly) {
+  try {
+    Model m(make_layer("Dense", Json{{"name", "d"}, {"units", 2}}));
+    FAIL() << "expected ValueError";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("Received: a Dense layer"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(Model(nullptr), ValueError);
+}
+
 TEST(Model, WeightsInKerasOrderWithKerasNames) {
   Model m = load_model(testing::fixture("seed_mlp_2x10/keras3/model.keras"));
   auto w = m.weights();
