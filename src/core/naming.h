@@ -1,7 +1,8 @@
 // Automatic names for layers made without one ("dense", "dense_1", ...), as Keras gives them, and
 // Keras's snake_case of a class name, which makes those names and the paths of Keras 3 weight files.
-// The counters are the only process-wide mutable state of kerascpp; clear_session() resets them and
-// touches nothing else.
+// The counters are kerascpp's only process-wide state that models depend on; clear_session() resets
+// them and touches nothing else. (The others are settings: the warning sink, core/warnings.cpp, and the
+// diagnostics of KERASCPP_VERBOSE, kernels/dispatch_log.cpp.)
 #pragma once
 
 #include <string>

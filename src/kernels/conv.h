@@ -8,7 +8,7 @@
 //
 // Two implementations: the scalar reference ref::conv / ref::pool (obviously correct, any geometry), and oneDNN
 // (kernels/dnnl_*.cpp), whose plans are made once per shape by the op layer and owned by the layer
-// that uses them (see ops::KernelCache). Plans and kernels never validate: ops do.
+// that uses them (see ops::PlanCache). Plans and kernels never validate: ops do.
 #pragma once
 
 #include <cstdint>

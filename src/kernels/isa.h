@@ -34,7 +34,8 @@ namespace kerascpp::kernels {
 enum class Isa { baseline, avx2, avx512 };
 
 // The kernels that have a version per instruction set (one list: it drives the table below, the
-// per-set declarations in kernels/isa/isa_set.h and the forwarders in isa.cpp).
+// per-set declarations in kernels/isa/isa_set.h and each set's table in kernels/isa/table.cpp; the
+// forwarders in isa.cpp, which keep each kernel's own signature, are written by hand).
 // clang-format off
 #define KCPP_ISA_KERNELS(X)                                                                        \
   X(matmul_small) X(matmul_transposed_small) X(binary) X(scale_shift) X(unary) X(relu) X(unary_grad) \

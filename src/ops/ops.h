@@ -2,8 +2,8 @@
 //
 // Each op checks its arguments (shape inference; ValueError with Keras-style messages), allocates
 // its output and calls a kernel from src/kernels. Ops never change their inputs. Layers are built
-// from these. Training adds a backward for each (see the training issue); the signatures are
-// functional so that a tape can record (op, inputs, output) later.
+// from these. Each op records its backward on the active gradient tape (ops/tape.h); the signatures
+// are functional so that the tape can keep (op, inputs, output).
 //
 //   Tensor y = ops::bias_add(ops::matmul(x, kernel), bias);
 //   y = ops::unary(ops::UnaryOp::relu, y);

@@ -1,5 +1,5 @@
-// The hook through which ops tell an active gradient tape what they computed (see
-// src/autodiff/gradient_tape.h, the tape itself, one level up).
+// The hook through which ops tell an active gradient tape what they computed (the tape itself is
+// kerascpp::GradientTape, include/kerascpp/autodiff.h and src/autodiff/gradient_tape.cpp, one level up).
 //
 // A tape is per thread and scoped: while one is active on this thread, every op whose inputs the
 // tape tracks records (inputs, output, backward). With no tape active (inference), an op pays one
