@@ -126,7 +126,15 @@ void matmul_transposed(bool transpose_a, bool transpose_b, const float* a, const
     std::memset(c, 0, sizeof(float) * m * n);
     return;
   }
-  if (m * n * k <= kMatmulSmallMaxWork) {
+  const bool small = m * n * k <= kMatmulSmallMaxWork;
+  if (dispatch_verbose()) {
+    const std::string problem = std::string(transpose_a ? "T" : "") + "(" + std::to_string(m) + ", " +
+                                std::to_string(k) + ") @ " + (transpose_b ? "T" : "") + "(" + std::to_string(k) +
+                                ", " + std::to_string(n) + ")";
+    log_dispatch_once("matmul_transposed", problem, small ? "small" : "blas",
+                      small ? "" : "small: m*n*k > 2097152 (128^3): OpenBLAS's cache-blocked packing and thread pool are faster");
+  }
+  if (small) {
     // Small products (a Dense layer's backward at training batch sizes): a plain loop (in
     // kernels/isa/matmul_small.cpp). OpenBLAS's threads cost more than they save here, and on a machine
     // also running oneDNN's OpenMP threads they spin against each other (measured: a small CNN's epoch
