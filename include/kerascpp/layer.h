@@ -36,6 +36,12 @@ struct CallContext {
   std::vector<Tensor>* losses = nullptr;
   // Seed of this step's random numbers (dropout, noise); each layer draws its own stream from it.
   uint64_t seed = 0;
+  // The masks of the call's inputs (Keras's _keras_mask), one per input: float32 1 where a step is
+  // kept, 0 where it is masked, an undefined Tensor for an input without one. Null when no input has a
+  // mask. Set by the graph for layers that support masking.
+  const std::vector<Tensor>* masks = nullptr;
+  // The mask of input i, or an undefined Tensor.
+  Tensor mask(size_t i) const { return masks && i < masks->size() ? (*masks)[i] : Tensor(); }
 };
 
 class Layer {
@@ -65,6 +71,17 @@ class Layer {
   const std::vector<VariablePtr>& own_variables() const { return variables_; }
   // Layers inside this one (a nested model's layers); empty for plain layers.
   virtual std::vector<Layer*> sublayers() const { return {}; }
+
+  // Masks, by Keras 3's rules (keras/src/layers/layer.py). A layer that supports masking receives its
+  // inputs' masks in CallContext::masks and gives its outputs compute_mask()'s; one that does not
+  // drops the masks it is given, with a warning, as Keras does.
+  virtual bool supports_masking() const { return false; }
+  // The keyword arguments of a call that carry tensors the layer takes as further inputs, after the
+  // positional ones, in this order (an RNN's "initial_state"). Others are refused by name.
+  virtual std::vector<std::string> tensor_kwargs() const { return {}; }
+  // The outputs' masks (one per output, undefined for none) from the inputs and their masks. Default:
+  // every output keeps the first input's mask.
+  virtual std::vector<Tensor> compute_mask(const std::vector<Tensor>& inputs, const std::vector<Tensor>& masks) const;
 
   // How Keras 3 saves this layer's children: by the attribute that holds them. A single layer sits
   // under the attribute's name (an RNN's "cell": ".../lstm/cell/vars"); each layer of a list sits

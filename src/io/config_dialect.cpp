@@ -43,8 +43,14 @@ Json convert_kwargs(const Json& j) {
   return j;
 }
 
+// tf_keras lists a recurrent layer's initial states after its input in the call ([x, h, c]);
+// Keras 3 passes them as initial_state=[h, c].
+bool keras2_lists_initial_state(const std::string& cls) {
+  return cls == "SimpleRNN" || cls == "LSTM" || cls == "GRU";
+}
+
 // Keras 2 list form: one element per call, each a list of [layer, node, tensor, kwargs].
-Json canonical_inbound(Json inbound, const std::string& layer_name) {
+Json canonical_inbound(Json inbound, const std::string& layer_name, const std::string& cls) {
   Json out = Json::array();
   for (Json& call : inbound) {
     if (call.is_object()) {  // Keras 3 dict form already
@@ -61,6 +67,10 @@ Json canonical_inbound(Json inbound, const std::string& layer_name) {
                  "' is called on a constant (a TensorFlow op layer), which kerascpp does not support");
       tensors.push_back(keras_tensor(ref));
       if (ref.size() >= 4 && ref[3].is_object() && kwargs.empty()) kwargs = convert_kwargs(ref[3]);
+    }
+    if (tensors.size() > 1 && keras2_lists_initial_state(cls)) {
+      kwargs["initial_state"] = Json(std::vector<Json>(tensors.begin() + 1, tensors.end()));
+      tensors.erase(tensors.begin() + 1, tensors.end());
     }
     Json args = tensors.size() == 1 ? Json::array({tensors[0]}) : Json::array({tensors});
     out.push_back(Json{{"args", args}, {"kwargs", kwargs}});
@@ -213,7 +223,7 @@ Json canonical_entry(Json entry, int major) {
     out["name"] = name;
     out["config"]["name"] = name;
   }
-  if (entry.contains("inbound_nodes")) out["inbound_nodes"] = canonical_inbound(std::move(entry["inbound_nodes"]), name);
+  if (entry.contains("inbound_nodes")) out["inbound_nodes"] = canonical_inbound(std::move(entry["inbound_nodes"]), name, cls);
   if (is_op || unmarked_op) out["config"]["call_args"] = op_call_args(out.value("inbound_nodes", Json::array()), name);
   return out;
 }

@@ -1,6 +1,7 @@
 #include "io/config_writer.h"
 
 #include <functional>
+#include <map>
 #include <set>
 
 #include "io/dialect_rules.h"
@@ -108,7 +109,57 @@ Json keras2_io(const Json& spec, const std::set<std::string>& nested) {
 
 Json keras2_entry(Json e);
 
+// The names of the keras.ops nodes that only compute masks: Keras 3 records Embedding(mask_zero)'s and
+// Masking's masks as not_equal / any nodes passed to later layers as `mask=`; tf_keras computes the
+// same masks itself, so these nodes go. A node that also feeds data, or is an output, stays (and is
+// then refused as a Keras 3 operation).
+std::set<std::string> mask_only_op_nodes(const Json& config) {
+  std::set<std::string> mask_only;
+  std::map<std::string, std::set<std::string>> data_users;  // producer -> layers that take it as data
+  for (const Json& l : config["layers"]) {
+    const std::string name = l["config"]["name"].get<std::string>();
+    if (l["class_name"].get<std::string>().find('.') != std::string::npos) mask_only.insert(name);
+    for (const Json& call : l.value("inbound_nodes", Json::array())) {
+      if (!call.is_object()) continue;
+      Json data = call;
+      if (data.contains("kwargs")) data["kwargs"].erase("mask");
+      std::vector<const Json*> tensors;
+      flatten_tensors(data, &tensors);
+      for (const Json* t : tensors) data_users[(*t)["config"]["keras_history"][0].get<std::string>()].insert(name);
+    }
+  }
+  std::function<void(const Json&)> outputs_of = [&](const Json& spec) {
+    if (spec.is_array() && spec.size() == 3 && spec[0].is_string()) {
+      mask_only.erase(spec[0].get<std::string>());
+    } else if (spec.is_structured()) {
+      for (const auto& e : spec) outputs_of(e);
+    }
+  };
+  outputs_of(config.value("output_layers", Json::array()));
+  for (bool changed = true; changed;) {  // a node feeding data to a kept layer is kept
+    changed = false;
+    for (auto it = mask_only.begin(); it != mask_only.end();) {
+      bool feeds_data = false;
+      for (const std::string& user : data_users[*it]) feeds_data = feeds_data || !mask_only.count(user);
+      if (feeds_data) {
+        it = mask_only.erase(it);
+        changed = true;
+      } else {
+        ++it;
+      }
+    }
+  }
+  return mask_only;
+}
+
 Json keras2_model(const std::string& cls, Json config) {
+  if (cls != "Sequential") {
+    const std::set<std::string> masks = mask_only_op_nodes(config);
+    Json kept = Json::array();
+    for (Json& l : config["layers"])
+      if (!masks.count(l["config"]["name"].get<std::string>())) kept.push_back(std::move(l));
+    config["layers"] = std::move(kept);
+  }
   std::set<std::string> nested;
   if (cls != "Sequential")
     for (const Json& l : config["layers"])
@@ -117,9 +168,11 @@ Json keras2_model(const std::string& cls, Json config) {
     if (l.contains("inbound_nodes")) {
       Json calls = Json::array();
       for (const Json& call : l["inbound_nodes"]) {
-        const Json args = call.value("args", Json::array());
-        std::vector<const Json*> tensors;  // pointers into args
+        const Json args = call.value("args", Json::array()), kwargs = call.value("kwargs", Json::object());
+        std::vector<const Json*> tensors;  // pointers into args / kwargs
         flatten_tensors(args, &tensors);
+        // tf_keras writes an RNN's initial_state tensors as further entries of the call.
+        if (kwargs.contains("initial_state")) flatten_tensors(kwargs["initial_state"], &tensors);
         Json refs = Json::array();
         for (const Json* t : tensors) {
           Json r = keras2_triple((*t)["config"]["keras_history"], nested);

@@ -28,6 +28,12 @@ const std::vector<DialectRule>& rules() {
       {"*", {}, {}, {{"quantization_config", kAny}, {"lora_rank", kAny}, {"lora_alpha", kAny}}},
       {"InputLayer", {{"batch_input_shape", "batch_shape"}}, {}, {}},
       {"LeakyReLU", {{"alpha", "negative_slope"}}, {}, {}},
+      {"Embedding", {}, {{"input_length", kAny}}, {}},
+      // tf_keras's RNN options Keras 3 lacks (time_major=True is refused by the layer when read from
+      // a Keras 3 dialect config, where it cannot appear); Keras 3's use_cudnn only picks a kernel.
+      {"SimpleRNN", {}, {{"time_major", false}, {"implementation", kAny}}, {{"use_cudnn", kAny}, {"seed", kAny}}},
+      {"LSTM", {}, {{"time_major", false}, {"implementation", kAny}}, {{"use_cudnn", kAny}, {"seed", kAny}}},
+      {"GRU", {}, {{"time_major", false}, {"implementation", kAny}}, {{"use_cudnn", kAny}, {"seed", kAny}}},
       // tf_keras's depthwise, separable and transposed convolutions inherit Conv's config: groups
       // (always 1) and, for separable ones, kernel_* keys for a kernel they do not have.
       {"DepthwiseConv*", {}, {{"groups", 1}}, {}},
@@ -58,6 +64,8 @@ constexpr std::pair<const char*, const char*> kKeras2Activations[] = {{"hard_sig
 // Written for Keras 2: the canonical names Keras 2 spells otherwise (it calls silu swish).
 constexpr std::pair<const char*, const char*> kKeras2Spellings[] = {{"hard_sigmoid", "hard_sigmoid_k2"},
                                                                     {"swish", "silu"}};
+// The config keys that name an activation (a recurrent layer has two).
+constexpr const char* kActivationKeys[] = {"activation", "recurrent_activation"};
 // Canonical activations Keras 2 has no name for.
 constexpr const char* kKeras3OnlyActivations[] = {"hard_sigmoid", "hard_silu"};
 
@@ -93,9 +101,10 @@ void keras2_layer_keys_to_canonical(const std::string& cls, Json& c, int major) 
       c.erase(kv.key);
     }
   }
-  if (major == 2 && c.contains("activation") && c["activation"].is_string())
-    for (const auto& [k2, canonical] : kKeras2Activations)
-      if (c["activation"] == k2) c["activation"] = canonical;
+  for (const char* key : kActivationKeys)
+    if (major == 2 && c.contains(key) && c[key].is_string())
+      for (const auto& [k2, canonical] : kKeras2Activations)
+        if (c[key] == k2) c[key] = canonical;
 }
 
 void canonical_layer_keys_to_keras2(const std::string& cls, Json& c) {
@@ -112,18 +121,19 @@ void canonical_layer_keys_to_keras2(const std::string& cls, Json& c) {
       c.erase(kv.key);
     }
   }
-  if (c.contains("activation") && c["activation"].is_string()) {
-    const std::string a = c["activation"].get<std::string>();
+  for (const char* key : kActivationKeys) {
+    if (!c.contains(key) || !c[key].is_string()) continue;
+    const std::string a = c[key].get<std::string>();
     for (const char* only3 : kKeras3OnlyActivations)
       if (a == only3) unrepresentable(c, "Keras 3's " + a, "2");
     for (const auto& [k2, canonical] : kKeras2Spellings)
-      if (a == canonical) c["activation"] = k2;
+      if (a == canonical) c[key] = k2;
   }
 }
 
 void check_keras3_expressible(const std::string& cls, const Json& c) {
-  if (c.value("activation", Json()) == "hard_sigmoid_k2")
-    unrepresentable(c, "Keras 2's hard_sigmoid (0.2 x + 0.5)", "3");
+  for (const char* key : kActivationKeys)
+    if (c.value(key, Json()) == "hard_sigmoid_k2") unrepresentable(c, "Keras 2's hard_sigmoid (0.2 x + 0.5)", "3");
 }
 
 }  // namespace kerascpp::io

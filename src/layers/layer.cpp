@@ -56,6 +56,10 @@ void Layer::collect(std::vector<VariablePtr>* out, int which, bool parent_traina
   for (const Layer* l : sublayers()) l->collect(out, which, t);
 }
 
+std::vector<Tensor> Layer::compute_mask(const std::vector<Tensor>&, const std::vector<Tensor>& masks) const {
+  return {masks.empty() ? Tensor() : masks[0]};
+}
+
 std::vector<Layer::SaveableChildren> Layer::saveable_children() const {
   std::vector<Layer*> subs = sublayers();
   if (subs.empty()) return {};

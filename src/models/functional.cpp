@@ -1,10 +1,13 @@
 #include "models/functional.h"
 
+#include <algorithm>
 #include <climits>
 #include <functional>
 
+#include "kerascpp/warnings.h"
 #include "layers/config_utils.h"
 #include "layers/regularizers.h"
+#include "ops/ops.h"
 
 namespace kerascpp::models {
 
@@ -121,7 +124,7 @@ void Functional::build_functional(const Json& config) {
     size_t count = layers_[i]->class_name() == "InputLayer" ? 1 : inbound.size();
     for (size_t k = 0; k < count; ++k) {
       layer_nodes_[i].push_back(static_cast<int>(nodes_.size()));
-      nodes_.push_back(Node{static_cast<int>(i), {}, {}, false});
+      nodes_.push_back(Node{static_cast<int>(i), {}, {}, {}, false});
     }
   }
   for (size_t i = 0; i < layers_.size(); ++i) {
@@ -132,13 +135,25 @@ void Functional::build_functional(const Json& config) {
       KCPP_CHECK(call.is_object(), ValueError, "Invalid inbound node ", k, " of layer '", layers_[i]->name(),
                  "' in model '", name(), "': ", call.dump().substr(0, 200));
       const Json args = call.value("args", Json::array()), kwargs = call.value("kwargs", Json::object());
-      std::vector<const Json*> tensors, kw;  // pointers into args / kwargs
+      std::vector<const Json*> tensors;  // pointers into args / kwargs
       flatten_tensors(args, &tensors);
-      flatten_tensors(kwargs, &kw);
-      KCPP_CHECK(kw.empty(), NotImplementedError, "Layer '", layers_[i]->name(), "' in model '", name(),
-                 "' is called with tensors in keyword arguments (e.g. a mask), which kerascpp does not support yet");
+      const std::vector<std::string> taken = layers_[i]->tensor_kwargs();
+      for (const std::string& key : taken)
+        if (kwargs.contains(key)) flatten_tensors(kwargs[key], &tensors);
+      std::vector<const Json*> mask;  // Keras 3 passes the masks it computed as `mask=`
+      if (kwargs.contains("mask")) flatten_tensors(kwargs["mask"], &mask);
+      KCPP_CHECK(mask.size() <= 1, NotImplementedError, "Layer '", layers_[i]->name(), "' in model '", name(),
+                 "' is called with ", mask.size(), " mask tensors; kerascpp takes one, for the first input");
+      for (const auto& [key, value] : kwargs.items()) {
+        std::vector<const Json*> kw;
+        flatten_tensors(value, &kw);
+        KCPP_CHECK(kw.empty() || key == "mask" || std::find(taken.begin(), taken.end(), key) != taken.end(),
+                   NotImplementedError, "Layer '", layers_[i]->name(), "' in model '", name(),
+                   "' is called with tensors in the keyword argument '", key, "', which kerascpp does not support");
+      }
       std::string where = "inbound node " + std::to_string(k) + " of layer '" + layers_[i]->name() + "'";
       for (const Json* t : tensors) nodes_[layer_nodes_[i][k]].inputs.push_back(resolve((*t)["config"]["keras_history"], where));
+      if (!mask.empty()) nodes_[layer_nodes_[i][k]].mask = resolve((*mask[0])["config"]["keras_history"], where);
       KCPP_CHECK(!tensors.empty(), ValueError, "The ", where, " in model '", name(), "' has no input tensors");
     }
   }
@@ -188,6 +203,7 @@ void Functional::infer(int id, std::vector<int>* state) {
   Layer& layer = *layers_[n.layer];
   KCPP_CHECK((*state)[id] == 0, ValueError, "The graph of model '", name(), "' has a cycle through layer '", layer.name(), "'");
   (*state)[id] = 1;
+  if (n.mask.node >= 0) infer(n.mask.node, state);
   std::vector<Shape> shapes;
   for (const Ref& r : n.inputs) {
     infer(r.node, state);
@@ -205,9 +221,12 @@ void Functional::infer(int id, std::vector<int>* state) {
 
 void Functional::plan() {
   last_use_.assign(nodes_.size(), -1);
-  for (size_t s = 0; s < order_.size(); ++s)
+  for (size_t s = 0; s < order_.size(); ++s) {
     for (const Ref& r : nodes_[order_[s]].inputs) last_use_[r.node] = static_cast<int>(s);
+    if (nodes_[order_[s]].mask.node >= 0) last_use_[nodes_[order_[s]].mask.node] = static_cast<int>(s);
+  }
   for (const Ref& r : outputs_) last_use_[r.node] = INT_MAX;
+  mask_dropped_ = std::make_unique<std::atomic<bool>[]>(nodes_.size());
 }
 
 std::vector<Shape> Functional::compute_output_shape(const std::vector<Shape>& in) const {
@@ -232,7 +251,12 @@ std::vector<Tensor> Functional::call(const std::vector<Tensor>& inputs, const Ca
   for (const Tensor& t : inputs) shapes.push_back(t.shape());
   compute_output_shape(shapes);  // validates the inputs
   std::vector<std::vector<Tensor>> values(nodes_.size());
-  for (size_t i = 0; i < inputs.size(); ++i) values[inputs_[i].node] = {inputs[i]};
+  // Masks beside the values (Keras's _keras_mask): per node, one per output, or none at all.
+  std::vector<std::vector<Tensor>> masks(nodes_.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    values[inputs_[i].node] = {inputs[i]};
+    if (ctx.mask(i).defined()) masks[inputs_[i].node] = {ctx.mask(i)};
+  }
   for (size_t s = 0; s < order_.size(); ++s) {
     const Node& n = nodes_[order_[s]];
     if (n.inputs.empty()) {
@@ -240,10 +264,34 @@ std::vector<Tensor> Functional::call(const std::vector<Tensor>& inputs, const Ca
                  "' is an input that was not given");
       continue;
     }
-    std::vector<Tensor> ins;
+    const Layer& layer = *layers_[n.layer];
+    std::vector<Tensor> ins, in_masks;
     ins.reserve(n.inputs.size());
-    for (const Ref& r : n.inputs) ins.push_back(values[r.node][r.index]);
-    values[order_[s]] = layers_[n.layer]->call(ins, ctx);
+    bool masked = false;
+    for (const Ref& r : n.inputs) {
+      ins.push_back(values[r.node][r.index]);
+      in_masks.push_back(masks[r.node].empty() ? Tensor() : masks[r.node][r.index]);
+      masked = masked || in_masks.back().defined();
+    }
+    if (n.mask.node >= 0) {  // an explicit mask= wins over the one the first input carries
+      in_masks[0] = ops::as_mask(values[n.mask.node][n.mask.index]);
+      masked = true;
+    }
+    CallContext layer_ctx = ctx;
+    layer_ctx.masks = masked && layer.supports_masking() ? &in_masks : nullptr;
+    if (masked && !layer.supports_masking() && !mask_dropped_[order_[s]].exchange(true))
+      warn(kerascpp::detail::concat("Layer '", layer.name(), "' (of type ", layer.class_name(),
+           ") was passed an input with a mask attached to it. However, this layer does not support masking and "
+           "will therefore destroy the mask information. Downstream layers will not see the mask."));
+    values[order_[s]] = layer.call(ins, layer_ctx);
+    if (layer.supports_masking()) {
+      std::vector<Tensor> out_masks = layer.compute_mask(ins, masked ? in_masks : std::vector<Tensor>{});
+      KCPP_ASSERT(out_masks.size() <= values[order_[s]].size());
+      bool any = false;
+      for (const Tensor& m : out_masks) any = any || m.defined();
+      if (any) masks[order_[s]] = std::move(out_masks);
+      masks[order_[s]].resize(any ? values[order_[s]].size() : 0);
+    }
     if (ctx.losses && activity_[n.layer].active())
       for (const Tensor& t : values[order_[s]]) {
         const layers::Regularizer& r = activity_[n.layer];
@@ -252,7 +300,9 @@ std::vector<Tensor> Functional::call(const std::vector<Tensor>& inputs, const Ca
       }
     KCPP_ASSERT(values[order_[s]].size() == n.output_shapes.size());
     for (const Ref& r : n.inputs)
-      if (last_use_[r.node] == static_cast<int>(s)) values[r.node].clear();
+      if (last_use_[r.node] == static_cast<int>(s)) values[r.node].clear(), masks[r.node].clear();
+    if (n.mask.node >= 0 && last_use_[n.mask.node] == static_cast<int>(s))
+      values[n.mask.node].clear(), masks[n.mask.node].clear();
   }
   std::vector<Tensor> out;
   for (const Ref& r : outputs_) out.push_back(values[r.node][r.index]);

@@ -11,7 +11,9 @@
 // call() is const and keeps all of its state on the stack: many threads may call one model at once.
 #pragma once
 
+#include <atomic>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,7 @@ class Functional : public Layer {
   struct Node {
     int layer = -1;  // index into layers_
     std::vector<Ref> inputs;
+    Ref mask;  // a `mask` keyword argument (Keras 3 records the masks it computes): the first input's
     std::vector<Shape> output_shapes;
     bool shaped = false;
   };
@@ -80,6 +83,8 @@ class Functional : public Layer {
   std::vector<Shape> input_shapes_, output_shapes_;
   std::vector<int> order_;     // nodes to run, in order
   std::vector<int> last_use_;  // per node: the step after which its outputs are dropped
+  // Per node: whether Keras's warning that the layer drops a mask was given (once per node).
+  std::unique_ptr<std::atomic<bool>[]> mask_dropped_;
 };
 
 // A layer or a nested model for a canonical {"class_name", "config"} entry.

@@ -145,5 +145,15 @@ Tensor transpose(const Tensor& x, const std::vector<int>& perm);
 // Repeats every slice along `axis` `reps` times consecutively is NOT this op: tile repeats the
 // whole tensor: tile((b, 1, f), {1, n, 1}) -> (b, n, f).
 Tensor tile(const Tensor& x, const std::vector<int64_t>& reps);
+// Masks and booleans as float32 1 / 0 (src/ops/compare.cpp; no gradient): a != b with numpy
+// broadcasting (any dtype, compared as float32); any(x != 0) over `axes` (all when empty); a mask of
+// any dtype (bool, int, float) as 1 where it is nonzero.
+Tensor not_equal(const Tensor& a, const Tensor& b);
+Tensor any(const Tensor& x, const std::vector<int>& axes, bool keepdims = false);
+Tensor as_mask(const Tensor& t);
+// keras.ops.take(table, indices, axis=0): rows of `table` (float32, (n, ...)) picked by `indices`
+// (float32 truncated toward zero as Keras casts to int32, int32 or int64) -> indices.shape + (...).
+// ValueError naming the first index outside [0, n). The gradient adds dy's rows back into the table's.
+Tensor take(const Tensor& table, const Tensor& indices);
 
 }  // namespace kerascpp::ops

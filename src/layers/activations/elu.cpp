@@ -10,6 +10,7 @@ class ELU : public Layer {
  public:
   explicit ELU(const Json& config) : Layer(config), alpha_(get<float>(config, "alpha", 1.f)) {}
   std::string class_name() const override { return "ELU"; }
+  bool supports_masking() const override { return true; }  // as Keras 3's
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);
     return in;

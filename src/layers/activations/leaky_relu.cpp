@@ -12,6 +12,7 @@ class LeakyReLU : public Layer {
   explicit LeakyReLU(const Json& config)
       : Layer(config), slope_(get<float>(config, "negative_slope", 0.3f)) {}
   std::string class_name() const override { return "LeakyReLU"; }
+  bool supports_masking() const override { return true; }  // as Keras 3's
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);
     return in;

@@ -10,6 +10,7 @@ class PReLU : public Layer {
  public:
   explicit PReLU(const Json& config) : Layer(config), shared_axes_(int_list(config, "shared_axes", {})) {}
   std::string class_name() const override { return "PReLU"; }
+  bool supports_masking() const override { return true; }  // as Keras 3's
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);
     return in;

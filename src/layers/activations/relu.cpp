@@ -20,6 +20,7 @@ class ReLU : public Layer {
                ", negative_slope=", negative_slope_);
   }
   std::string class_name() const override { return "ReLU"; }
+  bool supports_masking() const override { return true; }  // as Keras 3's
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);
     return in;

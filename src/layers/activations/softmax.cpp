@@ -15,13 +15,18 @@ class Softmax : public Layer {
     axis_ = axes[0];
   }
   std::string class_name() const override { return "Softmax"; }
+  bool supports_masking() const override { return true; }  // as Keras 3's
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);
     ops::normalize_axis(axis_, static_cast<int>(in[0].size()));
     return in;
   }
-  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override {
-    return {ops::softmax(in[0], axis_)};
+  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext& ctx) const override {
+    const Tensor mask = ctx.mask(0);
+    if (!mask.defined()) return {ops::softmax(in[0], axis_)};
+    // Keras 3: masked positions get -1e9 added (mask broadcast against the input, numpy style).
+    const Tensor adder = ops::scale_shift(mask, 1e9f, -1e9f);
+    return {ops::softmax(ops::binary(ops::BinaryOp::add, in[0], adder), axis_)};
   }
 
  private:

@@ -11,6 +11,7 @@ class Activation : public Layer {
   explicit Activation(const Json& config)
       : Layer(config), fn_(require<Json>(config, "activation"), name()) {}
   std::string class_name() const override { return "Activation"; }
+  bool supports_masking() const override { return true; }  // as Keras 3's
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);
     return in;

@@ -18,6 +18,7 @@ class Dense : public Layer {
                "', expected a positive integer. Received: units=", units_);
   }
   std::string class_name() const override { return "Dense"; }
+  bool supports_masking() const override { return true; }  // as Keras 3's
 
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);

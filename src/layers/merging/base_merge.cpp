@@ -38,4 +38,11 @@ std::vector<Tensor> BaseMerge::call(const std::vector<Tensor>& in, const CallCon
   return {merge(in)};
 }
 
+std::vector<Tensor> BaseMerge::compute_mask(const std::vector<Tensor>&, const std::vector<Tensor>& masks) const {
+  Tensor all;
+  for (const Tensor& m : masks)
+    if (m.defined()) all = all.defined() ? ops::binary(ops::BinaryOp::multiply, all, m) : m;
+  return {all};
+}
+
 }  // namespace kerascpp::layers

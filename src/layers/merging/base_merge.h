@@ -12,6 +12,9 @@ class BaseMerge : public Layer {
   using Layer::Layer;
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override;
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override;
+  bool supports_masking() const override { return true; }
+  // Keras's base_merge.compute_mask: the inputs' masks combined with a logical and.
+  std::vector<Tensor> compute_mask(const std::vector<Tensor>& in, const std::vector<Tensor>& masks) const override;
 
  protected:
   virtual size_t min_inputs() const { return 2; }

@@ -10,6 +10,7 @@ class Concatenate : public Layer {
  public:
   explicit Concatenate(const Json& config) : Layer(config), axis_(get<int>(config, "axis", -1)) {}
   std::string class_name() const override { return "Concatenate"; }
+  bool supports_masking() const override { return true; }  // as Keras 3's
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     KCPP_CHECK(in.size() >= 1, ValueError, "A `Concatenate` layer ('", name(), "') should be called on a list of inputs.");
     int rank = static_cast<int>(in[0].size());
@@ -29,6 +30,30 @@ class Concatenate : public Layer {
   }
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override {
     return {ops::concatenate(in, axis_)};
+  }
+
+  // keras/src/layers/merging/concatenate.py compute_mask: each input's mask widened to the input's
+  // shape (all ones for an input without one), concatenated on the axis, then any() over the last axis.
+  std::vector<Tensor> compute_mask(const std::vector<Tensor>& in, const std::vector<Tensor>& masks) const override {
+    bool any = false;
+    for (const Tensor& m : masks) any = any || m.defined();
+    if (!any) return {};
+    std::vector<Tensor> full;
+    for (size_t i = 0; i < in.size(); ++i) {
+      const Tensor ones = Tensor::zeros(in[i].shape());
+      Tensor m = ops::scale_shift(ones, 1.f, 1.f);
+      if (i < masks.size() && masks[i].defined()) {
+        Tensor mi = masks[i];
+        if (mi.rank() < in[i].rank()) {
+          Shape s = mi.shape();
+          s.push_back(1);
+          mi = mi.reshape(s);
+        }
+        m = ops::binary(ops::BinaryOp::multiply, m, mi);
+      }
+      full.push_back(m);
+    }
+    return {ops::reduce_max(ops::concatenate(full, axis_), {-1})};
   }
 
  private:

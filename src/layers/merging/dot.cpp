@@ -16,6 +16,7 @@ class Dot : public Layer {
                "': expected an int or a list of 2 ints. Received: axes=", config.value("axes", Json()).dump());
   }
   std::string class_name() const override { return "Dot"; }
+  bool supports_masking() const override { return true; }  // as Keras 3's
 
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     KCPP_CHECK(in.size() == 2, ValueError, "A `Dot` layer ('", name(), "') should be called on a list of 2 inputs. Received: ", in.size(), " inputs");
@@ -30,6 +31,10 @@ class Dot : public Layer {
       if (i != a1) out.push_back(in[1][i]);
     if (out.size() == 1) out.push_back(1);
     return {out};
+  }
+
+  std::vector<Tensor> compute_mask(const std::vector<Tensor>&, const std::vector<Tensor>&) const override {
+    return {};  // Keras's Dot.compute_mask: None
   }
 
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override {

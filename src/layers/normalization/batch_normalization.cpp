@@ -37,6 +37,7 @@ class BatchNormalization : public Layer {
     KCPP_CHECK(!axis_.empty(), ValueError, "Layer '", name(), "' (BatchNormalization): `axis` must not be empty. Received: axis=[]");
   }
   std::string class_name() const override { return "BatchNormalization"; }
+  bool supports_masking() const override { return true; }  // as Keras 3's
 
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);
@@ -51,6 +52,9 @@ class BatchNormalization : public Layer {
 
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext& ctx) const override {
     const bool batch_stats = ctx.training && trainable();
+    KCPP_CHECK(!batch_stats || !ctx.mask(0).defined(), NotImplementedError, "Layer '", name(),
+               "' (BatchNormalization) cannot train on a masked input (Keras computes the batch statistics over "
+               "the unmasked steps only)");
     KCPP_CHECK(!batch_stats || !renorm_, NotImplementedError, "Layer '", name(),
                "' (BatchNormalization) cannot train with renorm=True");
     const Tensor& x = in[0];

@@ -25,6 +25,7 @@ class GroupNormalization : public Layer {
                "integer (or `-1` for instance normalization). Received: groups=", groups_);
   }
   std::string class_name() const override { return "GroupNormalization"; }
+  bool supports_masking() const override { return true; }  // as Keras 3's
 
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);

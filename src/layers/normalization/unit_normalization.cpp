@@ -18,6 +18,7 @@ class UnitNormalization : public Layer {
     KCPP_CHECK(!axis_.empty(), ValueError, "Layer '", name(), "' (UnitNormalization): `axis` must not be empty. Received: axis=[]");
   }
   std::string class_name() const override { return "UnitNormalization"; }
+  bool supports_masking() const override { return true; }  // as Keras 3's
 
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);

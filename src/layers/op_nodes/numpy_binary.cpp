@@ -1,7 +1,9 @@
 // The keras.ops calls that Keras 3 records as nodes of a functional graph when a model is built
 // with them or with operators on Keras tensors (keras/src/ops/numpy.py: Add, Subtract, Multiply,
-// Divide, TrueDivide, Maximum, Minimum). MobileNetV3 writes `x + 3.0` and `x * (1 / 6)`, ConvNeXt
-// `inputs + x`. Each takes two operands, tensors or numbers, with numpy broadcasting.
+// Divide, TrueDivide, Maximum, Minimum, NotEqual), and Any. MobileNetV3 writes `x + 3.0` and
+// `x * (1 / 6)`, ConvNeXt `inputs + x`; Embedding(mask_zero) and Masking write their masks as
+// not_equal(x, 0) and any(not_equal(x, v), axis=-1). The binary ones take two operands, tensors or
+// numbers, with numpy broadcasting; booleans are float32 1 / 0 (how kerascpp carries masks).
 //
 // Canonical class names carry the Keras module ("keras.src.ops.numpy.Add"), since Add and Multiply
 // are also layer names; `call_args` holds the positional arguments with tensors as null
@@ -15,7 +17,8 @@ namespace {
 
 class NumpyBinary : public Layer {
  public:
-  NumpyBinary(const Json& config, const char* cls, ops::BinaryOp op) : Layer(config), class_(cls), op_(op) {
+  using Fn = Tensor (*)(const Tensor&, const Tensor&);
+  NumpyBinary(const Json& config, const char* cls, Fn op) : Layer(config), class_(cls), op_(op) {
     const Json args = config.value("call_args", Json::array({nullptr, nullptr}));
     KCPP_CHECK(args.is_array() && args.size() == 2, ValueError, "Operation '", name(), "' (", class_,
                ") takes 2 arguments. Received: call_args=", args.dump());
@@ -38,26 +41,64 @@ class NumpyBinary : public Layer {
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override {
     Tensor a = constants_[0].defined() ? constants_[0] : in[0];
     Tensor b = constants_[1].defined() ? constants_[1] : in[tensors_ - 1];
-    return {ops::binary(op_, a, b)};
+    return {op_(a, b)};
   }
 
  private:
   std::string class_;
-  ops::BinaryOp op_;
+  Fn op_;
   std::vector<Tensor> constants_;  // per argument: a scalar, or undefined for a tensor
   size_t tensors_ = 0;
 };
 
+// keras.ops.any(x, axis, keepdims): whether any element along the axes is nonzero.
+class NumpyAny : public Layer {
+ public:
+  explicit NumpyAny(const Json& config)
+      : Layer(config), keepdims_(get<bool>(config, "keepdims", false)) {
+    const Json axis = config.value("axis", Json());
+    KCPP_CHECK(axis.is_null() || axis.is_number_integer() || axis.is_array(), ValueError, "Operation '", name(),
+               "' (Any): axis must be null, an int or a list of ints. Received: axis=", axis.dump());
+    if (axis.is_number_integer()) axes_.push_back(axis.get<int>());
+    if (axis.is_array())
+      for (const Json& a : axis) axes_.push_back(a.get<int>());
+  }
+  std::string class_name() const override { return "keras.src.ops.numpy.Any"; }
+  std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
+    expect_inputs(in, 1);
+    std::vector<bool> reduced(in[0].size(), axes_.empty());
+    for (int a : axes_) reduced[ops::normalize_axis(a, static_cast<int>(in[0].size()))] = true;
+    Shape out;
+    for (size_t d = 0; d < in[0].size(); ++d)
+      if (!reduced[d] || keepdims_) out.push_back(reduced[d] ? 1 : in[0][d]);
+    return {out};
+  }
+  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override {
+    return {ops::any(in[0], axes_, keepdims_)};
+  }
+
+ private:
+  std::vector<int> axes_;
+  bool keepdims_;
+};
+
+template <ops::BinaryOp op>
+Tensor binary(const Tensor& a, const Tensor& b) {
+  return ops::binary(op, a, b);
+}
+
 }  // namespace
 using ops::BinaryOp;
-#define KCPP_NUMPY_BINARY(factory, cls, op) \
-  LayerPtr factory(const Json& c) { return std::make_shared<NumpyBinary>(c, "keras.src.ops.numpy." cls, op); }
-KCPP_NUMPY_BINARY(make_numpy_add, "Add", BinaryOp::add)
-KCPP_NUMPY_BINARY(make_numpy_subtract, "Subtract", BinaryOp::subtract)
-KCPP_NUMPY_BINARY(make_numpy_multiply, "Multiply", BinaryOp::multiply)
-KCPP_NUMPY_BINARY(make_numpy_divide, "Divide", BinaryOp::divide)
-KCPP_NUMPY_BINARY(make_numpy_true_divide, "TrueDivide", BinaryOp::divide)
-KCPP_NUMPY_BINARY(make_numpy_maximum, "Maximum", BinaryOp::maximum)
-KCPP_NUMPY_BINARY(make_numpy_minimum, "Minimum", BinaryOp::minimum)
+#define KCPP_NUMPY_BINARY(factory, cls, fn) \
+  LayerPtr factory(const Json& c) { return std::make_shared<NumpyBinary>(c, "keras.src.ops.numpy." cls, fn); }
+KCPP_NUMPY_BINARY(make_numpy_add, "Add", binary<BinaryOp::add>)
+KCPP_NUMPY_BINARY(make_numpy_subtract, "Subtract", binary<BinaryOp::subtract>)
+KCPP_NUMPY_BINARY(make_numpy_multiply, "Multiply", binary<BinaryOp::multiply>)
+KCPP_NUMPY_BINARY(make_numpy_divide, "Divide", binary<BinaryOp::divide>)
+KCPP_NUMPY_BINARY(make_numpy_true_divide, "TrueDivide", binary<BinaryOp::divide>)
+KCPP_NUMPY_BINARY(make_numpy_maximum, "Maximum", binary<BinaryOp::maximum>)
+KCPP_NUMPY_BINARY(make_numpy_minimum, "Minimum", binary<BinaryOp::minimum>)
+KCPP_NUMPY_BINARY(make_numpy_not_equal, "NotEqual", ops::not_equal)
 #undef KCPP_NUMPY_BINARY
+LayerPtr make_numpy_any(const Json& c) { return std::make_shared<NumpyAny>(c); }
 }  // namespace kerascpp::layers

@@ -33,8 +33,19 @@ std::vector<Shape> BaseGlobalPooling::compute_output_shape(const std::vector<Sha
   return {out};
 }
 
-std::vector<Tensor> BaseGlobalPooling::call(const std::vector<Tensor>& in, const CallContext&) const {
+std::vector<Tensor> BaseGlobalPooling::call(const std::vector<Tensor>& in, const CallContext& ctx) const {
   compute_output_shape({in[0].shape()});
+  const Tensor mask = ctx.mask(0);
+  if (mask.defined()) {  // GlobalAveragePooling1D: sum(x * mask) / sum(mask) over the steps, as Keras
+    const Tensor& x = in[0];
+    const int steps = channels_first_ ? 2 : 1;
+    KCPP_CHECK(mask.shape() == Shape({x.dim(0), x.dim(steps)}), ValueError, layer_who(name(), cls_),
+               " received a mask of shape ", shape_str(mask.shape()), " for an input of shape ", shape_str(x.shape()),
+               "; expected (batch, steps) = (", x.dim(0), ", ", x.dim(steps), ")");
+    const Tensor m = mask.reshape(channels_first_ ? Shape{x.dim(0), 1, x.dim(2)} : Shape{x.dim(0), x.dim(1), 1});
+    const Tensor total = ops::sum(ops::binary(ops::BinaryOp::multiply, x, m), steps, keepdims_);
+    return {ops::binary(ops::BinaryOp::divide, total, ops::sum(m, steps, keepdims_))};
+  }
   return {max_ ? ops::reduce_max(in[0], spatial_axes(), keepdims_)
                : ops::reduce_mean(in[0], spatial_axes(), keepdims_)};
 }

@@ -2,7 +2,8 @@
 // keras/src/layers/pooling/base_global_pooling.py: the max or mean over the spatial dims.
 // x: (batch, *spatial, channels) -> (batch, channels), or (batch, 1, ..., 1, channels) with keepdims;
 // channels_first: (batch, channels, *spatial) -> (batch, channels) or (batch, channels, 1, ..., 1).
-// Masks (GlobalAveragePooling1D's mask argument) are not supported: kerascpp has no masking yet.
+// GlobalAveragePooling1D supports masking, as Keras's: the mean over the unmasked steps only, and no
+// mask on its output. The others do not (Keras 3's GlobalMaxPooling1D drops a mask with a warning).
 #pragma once
 
 #include <string>
@@ -16,7 +17,9 @@ class BaseGlobalPooling : public Layer {
   BaseGlobalPooling(const Json& config, std::string cls, int dims, bool max);
   std::string class_name() const override { return cls_; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override;
-  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override;
+  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext& ctx) const override;
+  bool supports_masking() const override { return cls_ == "GlobalAveragePooling1D"; }
+  std::vector<Tensor> compute_mask(const std::vector<Tensor>&, const std::vector<Tensor>&) const override { return {}; }
 
  private:
   std::vector<int> spatial_axes() const;

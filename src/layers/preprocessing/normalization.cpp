@@ -32,6 +32,7 @@ class Normalization : public Layer {
                "Layer '", name(), "' (Normalization): when setting `mean`, `variance` must be set too (and vice versa)");
   }
   std::string class_name() const override { return "Normalization"; }
+  bool supports_masking() const override { return true; }  // as Keras 3's
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);
     return in;

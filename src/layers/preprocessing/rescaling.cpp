@@ -19,6 +19,7 @@ class Rescaling : public Layer {
   explicit Rescaling(const Json& config)
       : Layer(config), scale_(number_or_list(config, "scale", 1.f)), offset_(number_or_list(config, "offset", 0.f)) {}
   std::string class_name() const override { return "Rescaling"; }
+  bool supports_masking() const override { return true; }  // as Keras 3's
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);
     return in;

@@ -13,6 +13,7 @@ class ActivityRegularization : public InferenceIdentity {
   explicit ActivityRegularization(const Json& c)
       : InferenceIdentity(c), l1_(get<float>(c, "l1", 0.f)), l2_(get<float>(c, "l2", 0.f)) {}
   std::string class_name() const override { return "ActivityRegularization"; }
+  bool supports_masking() const override { return true; }  // as Keras 3's
   // As every Keras activity regulariser, in training and evaluation alike (whenever the step
   // collects losses).
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext& ctx) const override {

@@ -17,6 +17,7 @@ class AlphaDropout : public InferenceIdentity {
                "' (AlphaDropout): noise_shape is not supported in training");
   }
   std::string class_name() const override { return "AlphaDropout"; }
+  bool supports_masking() const override { return true; }  // as Keras 3's
 
  protected:
   Tensor train(const Tensor& x, std::mt19937_64& rng, const CallContext&) const override {

@@ -15,6 +15,7 @@ class Dropout : public InferenceIdentity {
     if (c.contains("noise_shape") && !c["noise_shape"].is_null()) noise_ = shape_from_json(c["noise_shape"], "noise_shape");
   }
   std::string class_name() const override { return "Dropout"; }
+  bool supports_masking() const override { return true; }  // as Keras 3's
 
  protected:
   Tensor train(const Tensor& x, std::mt19937_64& rng, const CallContext&) const override {

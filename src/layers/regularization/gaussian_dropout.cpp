@@ -12,6 +12,7 @@ class GaussianDropout : public InferenceIdentity {
  public:
   explicit GaussianDropout(const Json& c) : InferenceIdentity(c), rate_(get<float>(c, "rate", 0.f)) {}
   std::string class_name() const override { return "GaussianDropout"; }
+  bool supports_masking() const override { return true; }  // as Keras 3's
 
  protected:
   Tensor train(const Tensor& x, std::mt19937_64& rng, const CallContext&) const override {

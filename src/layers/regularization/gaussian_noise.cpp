@@ -9,6 +9,7 @@ class GaussianNoise : public InferenceIdentity {
  public:
   explicit GaussianNoise(const Json& c) : InferenceIdentity(c), stddev_(get<float>(c, "stddev", 0.f)) {}
   std::string class_name() const override { return "GaussianNoise"; }
+  bool supports_masking() const override { return true; }  // as Keras 3's
 
  protected:
   Tensor train(const Tensor& x, std::mt19937_64& rng, const CallContext&) const override {

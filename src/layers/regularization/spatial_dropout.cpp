@@ -13,6 +13,7 @@ class SpatialDropout : public InferenceIdentity {
   explicit SpatialDropout(const Json& c)
       : InferenceIdentity(c), rate_(get<float>(c, "rate", 0.f)), channels_first_(N > 1 && channels_first_from(c, layer_who(c.value("name", std::string()), "SpatialDropout" + std::to_string(N) + "D"))) {}
   std::string class_name() const override { return "SpatialDropout" + std::to_string(N) + "D"; }
+  bool supports_masking() const override { return true; }  // as Keras 3's
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);
     KCPP_CHECK(static_cast<int>(in[0].size()) == N + 2, ValueError, "Layer '", name(), "' (", class_name(),

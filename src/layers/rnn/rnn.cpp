@@ -1,0 +1,124 @@
+#include "layers/rnn/rnn.h"
+
+#include <functional>
+#include <random>
+
+#include "layers/config_utils.h"
+#include "layers/layer_list.h"
+#include "ops/ops.h"
+
+namespace kerascpp::layers {
+namespace {
+
+using ops::BinaryOp;
+
+Tensor mul(const Tensor& a, const Tensor& b) { return ops::binary(BinaryOp::multiply, a, b); }
+Tensor add(const Tensor& a, const Tensor& b) { return ops::binary(BinaryOp::add, a, b); }
+// m * a + (1 - m) * b for a 0/1 mask m: exactly a where m is 1 and b where it is 0 (tf.where).
+Tensor select(const Tensor& m, const Tensor& a, const Tensor& b) {
+  return add(mul(m, a), mul(ops::scale_shift(m, -1.f, 1.f), b));
+}
+
+// Keras's dropout mask: 1 / (1 - rate) with probability 1 - rate, else 0.
+Tensor dropout_mask(const Shape& shape, float rate, std::mt19937_64& rng) {
+  std::bernoulli_distribution keep(1.0 - rate);
+  Tensor t = Tensor::empty(shape);
+  for (int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = keep(rng) ? 1.f / (1.f - rate) : 0.f;
+  return t;
+}
+
+}  // namespace
+
+Rnn::Rnn(const Json& config, std::string cls, std::shared_ptr<RnnCell> cell)
+    : Layer(config),
+      cls_(std::move(cls)),
+      cell_(std::move(cell)),
+      return_sequences_(get<bool>(config, "return_sequences", false)),
+      return_state_(get<bool>(config, "return_state", false)),
+      go_backwards_(get<bool>(config, "go_backwards", false)),
+      zero_output_for_mask_(get<bool>(config, "zero_output_for_mask", false)) {
+  KCPP_CHECK(!get<bool>(config, "stateful", false), NotImplementedError, "Layer '", name(), "' (", cls_,
+             ") is stateful, which kerascpp does not support yet");
+  KCPP_CHECK(!get<bool>(config, "time_major", false), NotImplementedError, "Layer '", name(), "' (", cls_,
+             ") uses time_major=True (tf_keras), which kerascpp does not support");
+}
+
+std::vector<Shape> Rnn::compute_output_shape(const std::vector<Shape>& in) const {
+  KCPP_CHECK(!in.empty() && in[0].size() == 3, ValueError, "Input 0 of layer '", name(), "' (", cls_,
+             ") is incompatible with the layer: expected ndim=3, found ndim=", in.empty() ? 0 : in[0].size(),
+             ". Full shape received: ", in.empty() ? std::string("()") : shape_str(in[0]));
+  const size_t n = cell_->state_count();
+  KCPP_CHECK(in.size() == 1 || in.size() == 1 + n, ValueError, "Layer '", name(), "' (", cls_, ") expects ", n,
+             " initial state(s). Received: ", in.size() - 1);
+  const int64_t batch = in[0][0], units = cell_->units();
+  for (size_t i = 1; i < in.size(); ++i)
+    KCPP_CHECK(in[i].size() == 2 && in[i][1] == units && (batch < 0 || in[i][0] < 0 || in[i][0] == batch), ValueError,
+               "Initial state ", i - 1, " of layer '", name(), "' (", cls_, ") must have shape (", batch, ", ", units,
+               "). Received: ", shape_str(in[i]));
+  std::vector<Shape> out{return_sequences_ ? Shape{batch, in[0][1], units} : Shape{batch, units}};
+  if (return_state_)
+    for (size_t i = 0; i < n; ++i) out.push_back({batch, units});
+  return out;
+}
+
+void Rnn::do_build(const std::vector<Shape>& in) { cell_->build({{in[0][0], in[0][2]}}); }
+
+std::vector<Tensor> Rnn::compute_mask(const std::vector<Tensor>&, const std::vector<Tensor>& masks) const {
+  std::vector<Tensor> out{return_sequences_ && !masks.empty() ? masks[0] : Tensor()};
+  if (return_state_) out.resize(1 + cell_->state_count());
+  return out;
+}
+
+std::vector<Tensor> Rnn::call(const std::vector<Tensor>& in, const CallContext& ctx) const {
+  std::vector<Shape> shapes;
+  for (const Tensor& t : in) shapes.push_back(t.shape());
+  compute_output_shape(shapes);
+  const Tensor& x = in[0];
+  const int64_t batch = x.dim(0), steps = x.dim(1), units = cell_->units();
+  std::vector<Tensor> states(in.begin() + 1, in.end());
+  if (states.empty())
+    for (size_t i = 0; i < cell_->state_count(); ++i) states.push_back(Tensor::zeros({batch, units}));
+  // Keras 3 hands the mask to call() only when the sequences are the call's one tensor argument.
+  const Tensor mask = in.size() == 1 ? ctx.mask(0) : Tensor();
+  KCPP_CHECK(!mask.defined() || mask.shape() == Shape({batch, steps}), ValueError, "Layer '", name(), "' (", cls_,
+             ") received a mask of shape ", shape_str(mask.defined() ? mask.shape() : Shape{}),
+             " for sequences of shape ", shape_str(x.shape()), "; expected (", batch, ", ", steps, ")");
+
+  Tensor xin = x, recurrent_mask;
+  if (ctx.training && (cell_->dropout() > 0.f || cell_->recurrent_dropout() > 0.f)) {
+    std::mt19937_64 rng(ctx.seed ^ (std::hash<std::string>()(name()) * 0x9E3779B97F4A7C15ull));
+    if (cell_->dropout() > 0.f) xin = mul(x, dropout_mask({batch, 1, x.dim(2)}, cell_->dropout(), rng));
+    if (cell_->recurrent_dropout() > 0.f) recurrent_mask = dropout_mask({batch, units}, cell_->recurrent_dropout(), rng);
+  }
+  const Tensor xp = cell_->project(xin);  // every step's input product in one matmul
+  const int64_t width = xp.dim(2);
+  Tensor output = Tensor::zeros({batch, units});
+  std::vector<Tensor> outputs;
+  for (int64_t s = 0; s < steps; ++s) {
+    const int64_t t = go_backwards_ ? steps - 1 - s : s;
+    const Tensor xp_t = ops::slice(xp, {0, t, 0}, {batch, 1, width}).reshape({batch, width});
+    std::vector<Tensor> next = cell_->step(xp_t, states, recurrent_mask);
+    Tensor out = next[0];
+    if (mask.defined()) {  // a masked step keeps the states and repeats the output (or gives zeros)
+      const Tensor m = ops::slice(mask, {0, t}, {batch, 1});
+      for (size_t i = 0; i < next.size(); ++i) next[i] = select(m, next[i], states[i]);
+      out = zero_output_for_mask_ ? mul(m, out) : select(m, out, output);
+    }
+    states = std::move(next);
+    output = out;
+    if (return_sequences_) outputs.push_back(out.reshape({batch, 1, units}));
+  }
+  std::vector<Tensor> result;
+  result.push_back(return_sequences_ ? (steps > 0 ? ops::concatenate(outputs, 1) : Tensor::zeros({batch, 0, units}))
+                                     : output);
+  if (return_state_) result.insert(result.end(), states.begin(), states.end());
+  return result;
+}
+
+LayerPtr make_simple_rnn(const Json& c) {
+  return std::make_shared<Rnn>(c, "SimpleRNN", make_rnn_cell("SimpleRNNCell", c));
+}
+LayerPtr make_lstm(const Json& c) { return std::make_shared<Rnn>(c, "LSTM", make_rnn_cell("LSTMCell", c)); }
+LayerPtr make_gru(const Json& c) { return std::make_shared<Rnn>(c, "GRU", make_rnn_cell("GRUCell", c)); }
+
+}  // namespace kerascpp::layers

@@ -1,0 +1,38 @@
+// The recurrent layers SimpleRNN, LSTM and GRU (keras/src/layers/rnn/rnn.py and its TensorFlow
+// backend's rnn loop): a cell run over the time axis.
+//   (batch, steps, features) -> (batch, units), or (batch, steps, units) with return_sequences,
+//   followed by the final states with return_state (LSTM: h, c).
+// Masks (from Embedding(mask_zero) or Masking): a masked step keeps the states and repeats the previous
+// output (zeros with zero_output_for_mask); the output keeps the mask with return_sequences. As Keras 3,
+// a call with initial_state given as tensors does not receive the mask. go_backwards runs from the last
+// step and returns the outputs in that order. dropout / recurrent_dropout act in training, with one mask
+// per sequence. Refused by name: stateful=True, time_major=True.
+#pragma once
+
+#include "layers/rnn/rnn_cell.h"
+
+namespace kerascpp::layers {
+
+class Rnn : public Layer {
+ public:
+  Rnn(const Json& config, std::string cls, std::shared_ptr<RnnCell> cell);
+  std::string class_name() const override { return cls_; }
+  bool supports_masking() const override { return true; }
+  std::vector<std::string> tensor_kwargs() const override { return {"initial_state"}; }
+  std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override;
+  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext& ctx) const override;
+  std::vector<Tensor> compute_mask(const std::vector<Tensor>& in, const std::vector<Tensor>& masks) const override;
+  std::vector<Layer*> sublayers() const override { return {cell_.get()}; }
+  // Keras 3 saves the cell's variables under the attribute "cell" (".../lstm/cell/vars").
+  std::vector<SaveableChildren> saveable_children() const override { return {{"cell", {cell_.get()}, false}}; }
+
+ protected:
+  void do_build(const std::vector<Shape>& in) override;
+
+ private:
+  std::string cls_;
+  std::shared_ptr<RnnCell> cell_;
+  bool return_sequences_, return_state_, go_backwards_, zero_output_for_mask_;
+};
+
+}  // namespace kerascpp::layers

@@ -1,0 +1,155 @@
+#include "layers/rnn/rnn_cell.h"
+
+#include "core/naming.h"
+#include "layers/config_utils.h"
+#include "ops/ops.h"
+
+namespace kerascpp::layers {
+namespace {
+
+using ops::BinaryOp;
+
+Tensor add(const Tensor& a, const Tensor& b) { return ops::binary(BinaryOp::add, a, b); }
+Tensor mul(const Tensor& a, const Tensor& b) { return ops::binary(BinaryOp::multiply, a, b); }
+Tensor one_minus(const Tensor& a) { return ops::scale_shift(a, -1.f, 1.f); }
+
+// keras.layers.SimpleRNNCell: h = activation(x @ kernel + bias + h_prev @ recurrent_kernel).
+class SimpleRnnCell : public RnnCell {
+ public:
+  explicit SimpleRnnCell(const Json& c) : RnnCell(c, "SimpleRNNCell", 1) {}
+  std::vector<Tensor> step(const Tensor& xp, const std::vector<Tensor>& s, const Tensor& rm) const override {
+    return {activation_(add(xp, recurrent(s[0], rm)))};
+  }
+};
+
+// keras.layers.LSTMCell, gates i, f, c, o: z = x @ kernel + bias + h @ recurrent_kernel;
+// c = f * c_prev + i * activation(z_c), h = o * activation(c), i f o through recurrent_activation.
+class LstmCell : public RnnCell {
+ public:
+  explicit LstmCell(const Json& c) : RnnCell(c, "LSTMCell", 4) {}
+  size_t state_count() const override { return 2; }
+  std::vector<Tensor> step(const Tensor& xp, const std::vector<Tensor>& s, const Tensor& rm) const override {
+    const Tensor z = add(xp, recurrent(s[0], rm));
+    const Tensor i = recurrent_activation_(gate(z, 0)), f = recurrent_activation_(gate(z, 1));
+    const Tensor c = add(mul(f, s[1]), mul(i, activation_(gate(z, 2))));
+    const Tensor o = recurrent_activation_(gate(z, 3));
+    return {mul(o, activation_(c)), c};
+  }
+};
+
+// keras.layers.GRUCell, gates z, r, h. reset_after (Keras 3's default): the reset gate multiplies the
+// recurrent product, which has its own bias (bias is (2, 3 * units): input, recurrent); otherwise it
+// multiplies the state before its product and bias is (3 * units,).
+class GruCell : public RnnCell {
+ public:
+  explicit GruCell(const Json& c) : RnnCell(c, "GRUCell", 3), reset_after_(get<bool>(c, "reset_after", true)) {}
+  Tensor project(const Tensor& x) const override {
+    Tensor xp = ops::matmul(x, kernel_->value());
+    if (use_bias_) xp = ops::bias_add(xp, input_bias());
+    return xp;
+  }
+  std::vector<Tensor> step(const Tensor& xp, const std::vector<Tensor>& s, const Tensor& rm) const override {
+    const Tensor& h = s[0];
+    const Tensor hd = rm.defined() ? mul(h, rm) : h;
+    const Tensor u = recurrent_kernel_->value();
+    Tensor z, r, hh;
+    if (reset_after_) {
+      Tensor rec = ops::matmul(hd, u);
+      if (use_bias_) rec = ops::bias_add(rec, bias_row(1));
+      z = recurrent_activation_(add(gate(xp, 0), gate(rec, 0)));
+      r = recurrent_activation_(add(gate(xp, 1), gate(rec, 1)));
+      hh = activation_(add(gate(xp, 2), mul(r, gate(rec, 2))));
+    } else {
+      const Tensor rec_zr = ops::matmul(hd, ops::slice(u, {0, 0}, {units_, 2 * units_}));
+      z = recurrent_activation_(add(gate(xp, 0), gate(rec_zr, 0)));
+      r = recurrent_activation_(add(gate(xp, 1), gate(rec_zr, 1)));
+      hh = activation_(add(gate(xp, 2), ops::matmul(mul(r, hd), ops::slice(u, {0, 2 * units_}, {units_, units_}))));
+    }
+    // h = z * h_prev + (1 - z) * hh
+    return {add(mul(z, h), mul(one_minus(z), hh))};
+  }
+
+ protected:
+  Shape bias_shape() const override { return reset_after_ ? Shape{2, 3 * units_} : Shape{3 * units_}; }
+
+ private:
+  // Row r of the (2, 3 * units) bias, through ops so that the tape sees it.
+  Tensor bias_row(int64_t r) const { return ops::slice(bias_->value(), {r, 0}, {1, 3 * units_}).reshape({3 * units_}); }
+  Tensor input_bias() const { return reset_after_ ? bias_row(0) : bias_->value(); }
+  bool reset_after_;
+};
+
+float rate(const Json& c, const char* key, const std::string& who) {
+  const float r = get<float>(c, key, 0.f);
+  KCPP_CHECK(r >= 0.f && r <= 1.f, ValueError, "Layer '", who, "': `", key, "` must be in [0, 1]. Received: ", key,
+             "=", r);
+  return r;
+}
+
+}  // namespace
+
+RnnCell::RnnCell(const Json& config, std::string cls, int gates)
+    : Layer(config),
+      cls_(std::move(cls)),
+      units_(require<int64_t>(config, "units")),
+      gates_(gates),
+      use_bias_(get<bool>(config, "use_bias", true)),
+      dropout_(rate(config, "dropout", name())),
+      recurrent_dropout_(rate(config, "recurrent_dropout", name())),
+      activation_(config.value("activation", Json("tanh")), name()),
+      recurrent_activation_(config.value("recurrent_activation", Json("sigmoid")), name()) {
+  KCPP_CHECK(units_ > 0, ValueError, "Received an invalid value for argument `units` of layer '", name(),
+             "', expected a positive integer, got ", units_, ".");
+}
+
+void RnnCell::do_build(const std::vector<Shape>& in) {
+  KCPP_CHECK(!in.empty() && !in[0].empty() && in[0].back() > 0, ValueError, "Layer '", name(),
+             "' needs a known feature dimension. Received: input_shape=", in.empty() ? "()" : shape_str(in[0]));
+  kernel_ = add_weight("kernel", {in[0].back(), gates_ * units_});
+  recurrent_kernel_ = add_weight("recurrent_kernel", {units_, gates_ * units_});
+  if (use_bias_) bias_ = add_weight("bias", bias_shape());
+}
+
+Tensor RnnCell::project(const Tensor& x) const {
+  Tensor xp = ops::matmul(x, kernel_->value());
+  return use_bias_ ? ops::bias_add(xp, bias_->value()) : xp;
+}
+
+Tensor RnnCell::gate(const Tensor& t, int g) const {
+  return gates_ == 1 ? t : ops::slice(t, {0, g * units_}, {t.dim(0), units_});
+}
+
+Tensor RnnCell::recurrent(const Tensor& h, const Tensor& recurrent_mask) const {
+  return ops::matmul(recurrent_mask.defined() ? mul(h, recurrent_mask) : h, recurrent_kernel_->value());
+}
+
+std::vector<Shape> RnnCell::compute_output_shape(const std::vector<Shape>& in) const {
+  KCPP_CHECK(in.size() == 1 + state_count(), ValueError, "Layer '", name(), "' (", cls_, ") expects the input and ",
+             state_count(), " state(s). Received: ", in.size(), " tensors");
+  return std::vector<Shape>(1 + state_count(), Shape{in[0][0], units_});
+}
+
+std::vector<Tensor> RnnCell::call(const std::vector<Tensor>& in, const CallContext&) const {
+  compute_output_shape({in[0].shape()});
+  const Tensor x = in[0].reshape({in[0].dim(0), 1, in[0].dim(1)});
+  const Tensor xp = project(x).reshape({in[0].dim(0), gates_ * units_});
+  std::vector<Tensor> s = step(xp, std::vector<Tensor>(in.begin() + 1, in.end()), Tensor());
+  s.insert(s.begin(), s[0]);
+  return s;
+}
+
+std::shared_ptr<RnnCell> make_rnn_cell(const std::string& cell_class, const Json& layer_config) {
+  Json c = Json::object();
+  for (const char* k : {"units", "activation", "recurrent_activation", "use_bias", "dropout", "recurrent_dropout",
+                        "reset_after", "kernel_regularizer", "recurrent_regularizer", "bias_regularizer", "dtype",
+                        "trainable"})
+    if (layer_config.contains(k)) c[k] = layer_config[k];
+  if (cell_class == "SimpleRNNCell") c.erase("recurrent_activation");
+  c["name"] = layer_config.value("name", std::string()) + "/" + to_snake_case(cell_class);
+  if (cell_class == "SimpleRNNCell") return std::make_shared<SimpleRnnCell>(c);
+  if (cell_class == "LSTMCell") return std::make_shared<LstmCell>(c);
+  KCPP_ASSERT(cell_class == "GRUCell");
+  return std::make_shared<GruCell>(c);
+}
+
+}  // namespace kerascpp::layers

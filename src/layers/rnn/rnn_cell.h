@@ -1,0 +1,60 @@
+// The recurrent cells (keras/src/layers/rnn/{simple_rnn,lstm,gru}.py): SimpleRNNCell, LSTMCell and
+// GRUCell. A cell holds kernel (features, gates * units), recurrent_kernel (units, gates * units) and
+// bias, as Keras creates them; the RNN layer (rnn.h) runs it over time in two parts:
+//   project(x)    every step's input product at once, x @ kernel (+ the input bias): one matmul;
+//   step(xp, s)   one step from that projection and the states: one recurrent product for all gates.
+// Everything is built from ops, so the gradient tape differentiates through time.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kerascpp/layer.h"
+#include "layers/activations/activation_fn.h"
+
+namespace kerascpp::layers {
+
+class RnnCell : public Layer {
+ public:
+  // config: the cell's keys (units, activation, ..., dropout); gates: 1 (SimpleRNN), 4 (LSTM), 3 (GRU).
+  RnnCell(const Json& config, std::string cls, int gates);
+  std::string class_name() const override { return cls_; }
+  int64_t units() const { return units_; }
+  virtual size_t state_count() const { return 1; }
+  float dropout() const { return dropout_; }
+  float recurrent_dropout() const { return recurrent_dropout_; }
+
+  // x: (batch, steps, features) -> (batch, steps, gates * units).
+  virtual Tensor project(const Tensor& x) const;
+  // xp: (batch, gates * units), the step's projection; states: state_count() tensors (batch, units);
+  // recurrent_mask: recurrent dropout's mask on the first state (undefined for none). The new states;
+  // the first is the step's output.
+  virtual std::vector<Tensor> step(const Tensor& xp, const std::vector<Tensor>& states,
+                                   const Tensor& recurrent_mask) const = 0;
+
+  // As Keras's cell call: inputs = [x_t, *states] -> [output, *new states].
+  std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override;
+  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext& ctx) const override;
+
+ protected:
+  void do_build(const std::vector<Shape>& in) override;
+  // Columns [gate * units, (gate + 1) * units) of t: (batch, gates * units).
+  Tensor gate(const Tensor& t, int g) const;
+  // h @ recurrent_kernel, with recurrent dropout's mask applied to h first.
+  Tensor recurrent(const Tensor& h, const Tensor& recurrent_mask) const;
+  virtual Shape bias_shape() const { return {gates_ * units_}; }
+
+  std::string cls_;
+  int64_t units_;
+  int gates_;
+  bool use_bias_;
+  float dropout_, recurrent_dropout_;
+  ActivationFn activation_, recurrent_activation_;
+  VariablePtr kernel_, recurrent_kernel_, bias_;
+};
+
+// A cell for an RNN layer's config: the keys Keras's SimpleRNN / LSTM / GRU hand their cell, named
+// "<layer>/<snake_case(cell class)>" so that its variables' paths are Keras's ("lstm/lstm_cell/kernel").
+std::shared_ptr<RnnCell> make_rnn_cell(const std::string& cell_class, const Json& layer_config);
+
+}  // namespace kerascpp::layers

@@ -1,0 +1,189 @@
+// SimpleRNN, LSTM and GRU beyond what the Keras fixtures show (tests/fixtures/seq_*: predictions of
+// both writers, masks, go_backwards, return_state, initial_state): gradients through time against
+// finite differences, masks holding the state, and the errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "kerascpp/autodiff.h"
+#include "kerascpp/layer.h"
+#include "ops/ops.h"
+
+namespace kerascpp {
+namespace {
+
+Tensor random(std::mt19937& g, const Shape& shape, float scale = 0.5f) {
+  std::normal_distribution<float> n(0.f, scale);
+  Tensor t = Tensor::empty(shape);
+  for (int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = n(g);
+  return t;
+}
+
+LayerPtr rnn(const std::string& cls, Json extra, const Shape& input) {
+  Json c = {{"name", "r"}, {"units", 3}};
+  for (const auto& [k, v] : extra.items()) c[k] = v;
+  LayerPtr l = make_layer(cls, c);
+  l->build({input});
+  std::mt19937 g(11);
+  std::vector<Tensor> w;
+  for (const VariablePtr& v : l->weights()) w.push_back(random(g, v->shape()));
+  l->set_weights(w);
+  return l;
+}
+
+// Central differences of sum(y * p) for every weight element, in double, against the tape's gradient.
+// Relative error over a floor of 1e-3 (the float32 noise of these differences is ~1e-5), so a wrong
+// sign scores 2.
+double worst_weight_gradient_error(const Layer& l, const std::vector<Tensor>& in, const CallContext& ctx,
+                                   std::string* where) {
+  std::mt19937 g(5);
+  const Tensor p = random(g, l.call(in, ctx)[0].shape(), 1.f);
+  auto objective = [&] {
+    const Tensor y = l.call(in, ctx)[0];
+    double s = 0;
+    for (int64_t i = 0; i < y.size(); ++i) s += double(y.data<float>()[i]) * p.data<float>()[i];
+    return s;
+  };
+  std::vector<Tensor> analytic;
+  {
+    GradientTape tape;
+    tape.watch(l.weights());
+    const Tensor y = l.call(in, ctx)[0];
+    analytic = tape.gradient(y, l.weights(), p);
+  }
+  double worst = 0;
+  const double eps = 1e-2;
+  for (size_t k = 0; k < l.weights().size(); ++k) {
+    float* w = l.weights()[k]->value().data<float>();
+    for (int64_t i = 0; i < l.weights()[k]->value().size(); ++i) {
+      const float keep = w[i];
+      w[i] = keep + static_cast<float>(eps);
+      const double plus = objective();
+      w[i] = keep - static_cast<float>(eps);
+      const double minus = objective();
+      w[i] = keep;
+      const double numeric = (plus - minus) / (2 * eps);
+      const double a = analytic[k].defined() ? analytic[k].data<float>()[i] : 0.0;
+      const double err = std::fabs(a - numeric) / std::max({std::fabs(a), std::fabs(numeric), 1e-3});
+      if (err > worst) {
+        worst = err;
+        *where = l.weights()[k]->path() + "[" + std::to_string(i) + "] analytic " + std::to_string(a) + " numeric " +
+                 std::to_string(numeric);
+      }
+    }
+  }
+  return worst;
+}
+
+TEST(Rnn, WeightGradientsThroughTimeMatchFiniteDifferences) {
+  std::mt19937 g(3);
+  const Tensor x = random(g, {2, 5, 4});
+  Tensor mask = Tensor::from_vector({2, 5}, {1, 1, 0, 1, 1, 1, 1, 1, 0, 0});
+  const std::vector<Tensor> masks{mask};
+  struct Case {
+    const char* cls;
+    Json extra;
+    bool masked;
+  };
+  const Case cases[] = {
+      {"SimpleRNN", {{"return_sequences", true}}, false},
+      {"SimpleRNN", {{"go_backwards", true}}, true},
+      {"LSTM", {}, false},
+      {"LSTM", {{"return_sequences", true}, {"go_backwards", true}}, true},
+      {"GRU", {}, true},
+      {"GRU", {{"reset_after", false}, {"return_sequences", true}}, true},
+  };
+  for (const Case& c : cases) {
+    LayerPtr l = rnn(c.cls, c.extra, {2, 5, 4});
+    CallContext ctx;
+    if (c.masked) ctx.masks = &masks;
+    std::string where;
+    // float32 forward passes with a step of 1e-2: errors of a few 1e-3 at most; a wrong gradient is O(1).
+    EXPECT_LE(worst_weight_gradient_error(*l, {x}, ctx, &where), 2e-2) << c.cls << " " << c.extra.dump() << ": " << where;
+  }
+}
+
+TEST(Rnn, InputGradientsMatchFiniteDifferences) {
+  std::mt19937 g(4);
+  for (const char* cls : {"SimpleRNN", "LSTM", "GRU"}) {
+    LayerPtr l = rnn(cls, {{"return_sequences", true}}, {2, 4, 3});
+    const GradientCheck c = check_gradients([&](const std::vector<Tensor>& in) { return l->call(in, {})[0]; },
+                                            {random(g, {2, 4, 3})}, 1e-2);
+    EXPECT_LE(c.max_error, 2e-2) << cls << ": " << c.worst;
+  }
+}
+
+TEST(Rnn, MaskedStepsKeepTheStateAndRepeatTheOutput) {
+  std::mt19937 g(6);
+  const Tensor x = random(g, {1, 4, 2});
+  LayerPtr l = rnn("LSTM", {{"return_sequences", true}, {"return_state", true}}, {1, 4, 2});
+  const std::vector<Tensor> masks{Tensor::from_vector({1, 4}, {1, 1, 0, 0})};
+  CallContext ctx;
+  ctx.masks = &masks;
+  const std::vector<Tensor> masked = l->call({x}, ctx);
+  // The same as running the first two steps only.
+  const std::vector<Tensor> two = l->call({ops::slice(x, {0, 0, 0}, {1, 2, 2})}, {});
+  for (int64_t u = 0; u < 3; ++u) {
+    EXPECT_EQ(masked[0].data<float>()[3 * 3 + u], two[0].data<float>()[1 * 3 + u]);  // output repeated
+    EXPECT_EQ(masked[1].data<float>()[u], two[1].data<float>()[u]);                  // h
+    EXPECT_EQ(masked[2].data<float>()[u], two[2].data<float>()[u]);                  // c
+  }
+  // zero_output_for_mask gives zeros at the masked steps instead.
+  LayerPtr z = rnn("LSTM", {{"return_sequences", true}, {"zero_output_for_mask", true}}, {1, 4, 2});
+  const Tensor y = z->call({x}, ctx)[0];
+  for (int64_t u = 0; u < 3; ++u) EXPECT_EQ(y.data<float>()[3 * 3 + u], 0.f);
+}
+
+TEST(Rnn, ErrorsNameTheLayerAndTheValue) {
+  auto message = [](auto f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_NE(message([] { make_layer("LSTM", {{"name", "s"}, {"units", 2}, {"stateful", true}}); }).find("'s' (LSTM) is stateful"),
+            std::string::npos);
+  LayerPtr l = rnn("GRU", {}, {2, 5, 4});
+  EXPECT_NE(message([&] { l->compute_output_shape({{2, 4}}); }).find("expected ndim=3, found ndim=2"), std::string::npos);
+  EXPECT_NE(message([&] { l->compute_output_shape({{2, 5, 4}, {2, 7}}); }).find("Initial state 0 of layer 'r' (GRU) must have shape (2, 3)"),
+            std::string::npos);
+  const std::vector<Tensor> bad{Tensor::zeros({2, 4})};
+  CallContext ctx;
+  ctx.masks = &bad;
+  EXPECT_NE(message([&] { l->call({Tensor::zeros({2, 5, 4})}, ctx); }).find("received a mask of shape (2, 4)"),
+            std::string::npos);
+  EXPECT_NE(message([] { make_layer("SimpleRNN", {{"name", "d"}, {"units", 2}, {"dropout", 1.5}}); }).find("dropout"),
+            std::string::npos);
+}
+
+TEST(Embedding, LooksUpRowsMasksZerosAndNamesBadIndices) {
+  LayerPtr e = make_layer("Embedding", {{"name", "emb"}, {"input_dim", 4}, {"output_dim", 2}, {"mask_zero", true}});
+  e->build({{-1, 3}});
+  e->set_weights({Tensor::from_vector({4, 2}, {0, 0, 1, 2, 3, 4, 5, 6})});
+  const Tensor ids = Tensor::from_vector({1, 3}, {3, 1, 0});
+  const Tensor y = e->call({ids}, {})[0];
+  EXPECT_EQ(y.shape(), Shape({1, 3, 2}));
+  EXPECT_EQ(std::vector<float>(y.data<float>(), y.data<float>() + 6), (std::vector<float>{5, 6, 1, 2, 0, 0}));
+  const Tensor m = e->compute_mask({ids}, {})[0];
+  EXPECT_EQ(std::vector<float>(m.data<float>(), m.data<float>() + 3), (std::vector<float>{1, 1, 0}));
+  try {
+    e->call({Tensor::from_vector({1, 2}, {1, 4})}, {});
+    FAIL();
+  } catch (const ValueError& err) {
+    EXPECT_NE(std::string(err.what()).find("'emb' (Embedding, input_dim=4): take: indices[1] = 4 is not in [0, 4)"),
+              std::string::npos)
+        << err.what();
+  }
+  // The gradient adds each looked-up row's gradient back (row 1 twice).
+  GradientTape tape;
+  tape.watch(e->weights());
+  const Tensor out = e->call({Tensor::from_vector({3}, {1, 2, 1})}, {})[0];
+  const Tensor d = tape.gradient(out, e->weights())[0];
+  EXPECT_EQ(std::vector<float>(d.data<float>(), d.data<float>() + 8), (std::vector<float>{0, 0, 2, 2, 1, 1, 0, 0}));
+}
+
+}  // namespace
+}  // namespace kerascpp
