@@ -29,3 +29,11 @@ def kwargs_of(names, args, kwargs, owner):
             raise TypeError(f"{owner}() got multiple values for argument '{k}'")
         out[k] = v
     return out
+
+
+def classes_of(base, entries, module):
+    """One Python class per entry of an engine list ([(class_name, [arguments], [identifiers])], from
+    src/training/**/*_list.inc), subclassing `base` and taking Keras's arguments in Keras's order."""
+    return {name: type(name, (base,), {"_args": tuple(args), "__module__": module,
+                                       "__doc__": f"keras {name}({', '.join(args)})"})
+            for name, args, _ in entries}

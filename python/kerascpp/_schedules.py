@@ -30,12 +30,6 @@ class LearningRateSchedule:
                 "config": self.get_config(), "registered_name": None}
 
 
-def _make_classes():
-    """ExponentialDecay, ...: one class per entry of the engine's list
-    (src/training/optimizers/schedule_list.inc), each taking Keras's arguments in Keras's order."""
-    return {name: type(name, (LearningRateSchedule,), {"_args": tuple(args), "__module__": __name__})
-            for name, args, _ in _kerascpp.schedule_classes()}
-
-
-_CLASSES = _make_classes()
+# One class per entry of the engine's list (src/training/optimizers/schedule_list.inc).
+_CLASSES = _json.classes_of(LearningRateSchedule, _kerascpp.schedule_classes(), __name__)
 globals().update(_CLASSES)

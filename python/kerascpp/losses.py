@@ -87,17 +87,9 @@ def _function(name, class_name):
     return fn
 
 
-def _make_classes_and_functions():
-    """MeanSquaredError, ... and mean_squared_error, mse, ...: one class per entry of the engine's list
-    (src/training/losses/loss_list.inc), taking Keras's arguments in Keras's order, and its functions."""
-    classes, functions = {}, {}
-    for name, args, names in _kerascpp.loss_classes():
-        classes[name] = type(name, (Loss,), {"_args": tuple(args), "__module__": __name__})
-        functions.update({f: _function(f, name) for f in names})
-    return classes, functions
-
-
-_CLASSES, _FUNCTIONS = _make_classes_and_functions()
+# One class per entry of the engine's list (src/training/losses/loss_list.inc), and its functions.
+_CLASSES = _json.classes_of(Loss, _kerascpp.loss_classes(), __name__)
+_FUNCTIONS = {f: _function(f, name) for name, _, names in _kerascpp.loss_classes() for f in names}
 _CLASS_NAMES = frozenset(_CLASSES)
 globals().update(_CLASSES)
 globals().update(_FUNCTIONS)

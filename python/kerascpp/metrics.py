@@ -60,14 +60,8 @@ class Metric:
         return f"<{type(self).__name__} name={self.name}>"
 
 
-def _make_classes():
-    """Mean, Accuracy, AUC, ...: one class per entry of the engine's list
-    (src/training/metrics/metric_list.inc), each taking Keras's arguments in Keras's order."""
-    return {name: type(name, (Metric,), {"_args": tuple(args), "__module__": __name__})
-            for name, args, _ in _kerascpp.metric_classes()}
-
-
-_CLASSES = _make_classes()
+# One class per entry of the engine's list (src/training/metrics/metric_list.inc).
+_CLASSES = _json.classes_of(Metric, _kerascpp.metric_classes(), __name__)
 globals().update(_CLASSES)
 _CLASS_NAMES = frozenset(_CLASSES)
 

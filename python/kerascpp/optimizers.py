@@ -93,17 +93,8 @@ class Optimizer:
         return f"<kerascpp.optimizers.{self._native.class_name} name={self.name}>"
 
 
-def _make_classes():
-    """SGD, Adam, ...: one class per entry of the engine's list (src/training/optimizers/optimizer_list.inc),
-    each taking Keras's arguments in Keras's order."""
-    classes = {}
-    for name, args, _ in _kerascpp.optimizer_classes():
-        classes[name] = type(name, (Optimizer,), {"_args": tuple(args), "__module__": __name__,
-                                                  "__doc__": f"keras.optimizers.{name}({', '.join(args)}, ...)"})
-    return classes
-
-
-_CLASSES = _make_classes()
+# One class per entry of the engine's list (src/training/optimizers/optimizer_list.inc).
+_CLASSES = _json.classes_of(Optimizer, _kerascpp.optimizer_classes(), __name__)
 globals().update(_CLASSES)
 
 

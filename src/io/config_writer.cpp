@@ -52,6 +52,9 @@ Json keras3_entry(Json e) {
     }
     if (cls == "BatchNormalization" && !e["config"].value("virtual_batch_size", Json()).is_null())
       unrepresentable(e["config"], "`virtual_batch_size` (tf_keras)", "3");
+    for (const char* key : {"layer", "backward_layer"})  // a wrapper's layers (Bidirectional, TimeDistributed)
+      if (e["config"].contains(key) && e["config"][key].is_object() && e["config"][key].contains("class_name"))
+        e["config"][key] = keras3_entry(std::move(e["config"][key]));
     const ApplicationLayer* app = application_layer(cls);
     e["module"] = app ? app->module : "keras.layers";
     e["registered_name"] = app ? Json(cls) : Json(nullptr);
@@ -68,6 +71,14 @@ Json keras3_entry(Json e) {
 // Keras 2 layer configs: the keys and names tf-keras's constructors accept.
 void keras2_layer_config(const std::string& cls, Json& c) {
   canonical_layer_keys_to_keras2(cls, c);  // renamed and Keras-3-only keys (dialect_rules.cpp)
+  for (const char* key : {"layer", "backward_layer"}) {  // a wrapper's layers (Bidirectional, TimeDistributed)
+    if (!c.contains(key) || !c[key].is_object() || !c[key].value("class_name", Json()).is_string()) continue;
+    Json& inner = c[key];
+    inner.erase("module");
+    inner.erase("registered_name");
+    inner.erase("build_config");
+    keras2_layer_config(inner["class_name"].get<std::string>(), inner["config"]);
+  }
   for (auto& [key, v] : c.items()) {
     // Keras 3 initializers carry arguments Keras 2's do not know; the weights are loaded anyway.
     if (key.size() > 12 && key.compare(key.size() - 12, 12, "_initializer") == 0 && v.is_object() &&

@@ -70,6 +70,11 @@ std::vector<Tensor> Rnn::compute_mask(const std::vector<Tensor>&, const std::vec
 }
 
 std::vector<Tensor> Rnn::call(const std::vector<Tensor>& in, const CallContext& ctx) const {
+  // Keras 3 hands the mask to call() only when the sequences are the call's one tensor argument.
+  return run(in, in.size() == 1 ? ctx.mask(0) : Tensor(), ctx);
+}
+
+std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_mask, const CallContext& ctx) const {
   std::vector<Shape> shapes;
   for (const Tensor& t : in) shapes.push_back(t.shape());
   compute_output_shape(shapes);
@@ -78,8 +83,7 @@ std::vector<Tensor> Rnn::call(const std::vector<Tensor>& in, const CallContext& 
   std::vector<Tensor> states(in.begin() + 1, in.end());
   if (states.empty())
     for (size_t i = 0; i < cell_->state_count(); ++i) states.push_back(Tensor::zeros({batch, units}));
-  // Keras 3 hands the mask to call() only when the sequences are the call's one tensor argument.
-  const Tensor mask = in.size() == 1 ? ctx.mask(0) : Tensor();
+  const Tensor& mask = given_mask;
   KCPP_CHECK(!mask.defined() || mask.shape() == Shape({batch, steps}), ValueError, "Layer '", name(), "' (", cls_,
              ") received a mask of shape ", shape_str(mask.defined() ? mask.shape() : Shape{}),
              " for sequences of shape ", shape_str(x.shape()), "; expected (", batch, ", ", steps, ")");

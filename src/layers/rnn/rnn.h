@@ -21,6 +21,12 @@ class Rnn : public Layer {
   std::vector<std::string> tensor_kwargs() const override { return {"initial_state"}; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override;
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext& ctx) const override;
+  // The same with the mask given (Bidirectional hands its mask to both directions, initial_state or not).
+  std::vector<Tensor> run(const std::vector<Tensor>& in, const Tensor& mask, const CallContext& ctx) const;
+  const RnnCell& cell() const { return *cell_; }
+  bool return_sequences() const { return return_sequences_; }
+  bool return_state() const { return return_state_; }
+  bool go_backwards() const { return go_backwards_; }
   std::vector<Tensor> compute_mask(const std::vector<Tensor>& in, const std::vector<Tensor>& masks) const override;
   std::vector<Layer*> sublayers() const override { return {cell_.get()}; }
   // Keras 3 saves the cell's variables under the attribute "cell" (".../lstm/cell/vars").

@@ -1,0 +1,82 @@
+// Masks through the Functional graph by Keras 3's rules (keras/src/layers/layer.py): a layer that
+// supports masking passes its input's mask on, merges combine them with a logical and, a layer that
+// does not support masking drops it with Keras's warning, once. Parity with Keras for the masks
+// Embedding / Masking make and RNNs consume is checked by the fixtures (tests/fixtures/seq_*).
+#include <gtest/gtest.h>
+
+#include "kerascpp/model.h"
+#include "kerascpp/warnings.h"
+
+namespace kerascpp {
+namespace {
+
+Json tensor(const std::string& layer) {
+  return {{"class_name", "__keras_tensor__"}, {"config", {{"keras_history", {layer, 0, 0}}}}};
+}
+Json entry(const std::string& cls, Json config, std::vector<Json> args) {
+  const std::string name = config["name"];
+  Json calls = Json::array();
+  if (!args.empty()) calls.push_back({{"args", args.size() == 1 ? Json::array({args[0]}) : Json::array({args})}, {"kwargs", Json::object()}});
+  return {{"class_name", cls}, {"name", name}, {"config", config}, {"inbound_nodes", calls}};
+}
+
+// Two token inputs, each embedded with mask_zero, added (masks and-ed), then an LSTM over the sum and a
+// Flatten of the first embedding (which drops its mask).
+Model masked_model() {
+  Json layers = Json::array({
+      entry("InputLayer", {{"name", "a"}, {"batch_shape", {nullptr, 4}}}, {}),
+      entry("InputLayer", {{"name", "b"}, {"batch_shape", {nullptr, 4}}}, {}),
+      entry("Embedding", {{"name", "ea"}, {"input_dim", 5}, {"output_dim", 2}, {"mask_zero", true}}, {tensor("a")}),
+      entry("Embedding", {{"name", "eb"}, {"input_dim", 5}, {"output_dim", 2}, {"mask_zero", true}}, {tensor("b")}),
+      entry("Add", {{"name", "add"}}, {tensor("ea"), tensor("eb")}),
+      entry("LSTM", {{"name", "lstm"}, {"units", 3}, {"return_sequences", true}}, {tensor("add")}),
+      entry("Flatten", {{"name", "flat"}}, {tensor("ea")}),
+  });
+  Json config = {{"class_name", "Functional"},
+                 {"config",
+                  {{"name", "m"},
+                   {"layers", layers},
+                   {"input_layers", {{"a", 0, 0}, {"b", 0, 0}}},
+                   {"output_layers", {{"lstm", 0, 0}, {"flat", 0, 0}}}}}};
+  Model m = model_from_json(config.dump());
+  std::vector<Tensor> w;
+  float v = 0.1f;
+  for (const VariablePtr& var : m.weights()) {
+    Tensor t = Tensor::empty(var->shape());
+    for (int64_t i = 0; i < t.size(); ++i, v = -v * 1.01f) t.data<float>()[i] = v;
+    w.push_back(t);
+  }
+  m.set_weights(w);
+  return m;
+}
+
+TEST(Masks, MergesAndTheMasksAndAnRnnSkipsTheMaskedSteps) {
+  Model m = masked_model();
+  const Tensor a = Tensor::from_vector({1, 4}, {1, 2, 3, 0}), b = Tensor::from_vector({1, 4}, {4, 0, 1, 2});
+  const Tensor y = m.predict({a, b})[0];
+  // and-ed mask: steps 0 and 2 kept. The LSTM on those two steps alone must give the same outputs.
+  const Tensor a2 = Tensor::from_vector({1, 4}, {1, 3, 0, 0}), b2 = Tensor::from_vector({1, 4}, {4, 1, 0, 0});
+  const Tensor y2 = m.predict({a2, b2})[0];
+  for (int u = 0; u < 3; ++u) {
+    EXPECT_EQ(y.data<float>()[0 * 3 + u], y2.data<float>()[0 * 3 + u]);
+    EXPECT_EQ(y.data<float>()[1 * 3 + u], y.data<float>()[0 * 3 + u]);  // masked step: output repeated
+    EXPECT_EQ(y.data<float>()[2 * 3 + u], y2.data<float>()[1 * 3 + u]);
+  }
+}
+
+TEST(Masks, ALayerThatCannotTakeAMaskDropsItWithKerassWarningOnce) {
+  Model m = masked_model();
+  std::vector<std::string> warnings;
+  WarningSink previous = set_warning_sink([&](const std::string& w) { warnings.push_back(w); });
+  const Tensor a = Tensor::from_vector({1, 4}, {1, 2, 3, 0}), b = Tensor::from_vector({1, 4}, {4, 0, 1, 2});
+  (void)m.predict({a, b});
+  (void)m.predict({a, b});
+  set_warning_sink(previous);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("Layer 'flat' (of type Flatten) was passed an input with a mask attached to it"),
+            std::string::npos)
+      << warnings[0];
+}
+
+}  // namespace
+}  // namespace kerascpp
