@@ -277,6 +277,48 @@ CASES.update({
         lambda K: K.losses.CategoricalCrossentropy(from_logits=True, label_smoothing=0.1)),
 })
 
+
+
+# Sequences (issue 15): token rows padded with zeros (mask_zero masks the padding), and a regressor
+# over float sequences; backward through time, through masks and both directions.
+def data_tokens(rng, n=48, steps=10, vocab=30):
+    x = rng.integers(1, vocab, size=(n, steps))
+    lengths = rng.integers(2, steps + 1, size=n)
+    for i, length in enumerate(lengths):
+        x[i, length:] = 0
+    labels = (x[:, :3].sum(axis=1) + lengths) % 3  # learnable from the first tokens and the length
+    return {"x": x.astype(F32), "y": onehot(labels)}
+
+
+def data_sequences(rng, n=40, steps=12, d=3):
+    x = rng.standard_normal((n, steps, d)).astype(F32)
+    y = (np.cumsum(x[:, :, 0], axis=1)[:, -1:] * 0.3 + x[:, -1, 1:2]).astype(F32)
+    return {"x": x, "y": y}
+
+
+def bilstm(K):
+    L = K.layers
+    return K.Sequential([K.Input((10,)), L.Embedding(30, 8, mask_zero=True, name="embed"),
+                         L.Bidirectional(L.LSTM(6), name="bilstm"),
+                         L.Dense(3, activation="softmax", name="out")], name="bilstm")
+
+
+def gru_regressor(K):
+    L = K.layers
+    return K.Sequential([K.Input((12, 3)), L.GRU(8, return_sequences=True, name="gru"),
+                         L.SimpleRNN(4, name="rnn"), L.Dense(1, name="out")], name="gru_regressor")
+
+
+CASES.update({
+    # SGD: Keras's TensorFlow optimizers square an Embedding's gradient per occurrence of a token
+    # (tf.IndexedSlices) before summing, so Adam / RMSprop / Adagrad moments differ from the dense
+    # gradient's when a token repeats in a batch; kerascpp's gradients are dense (see issue 15's note).
+    "seq_embedding_bilstm": _c(bilstm, data_tokens, lambda K: K.optimizers.SGD(0.5, momentum=0.9), CCE,
+                               ["accuracy"], batch_size=16, epochs=3),
+    "seq_gru_regressor": _c(gru_regressor, data_sequences, lambda K: K.optimizers.Adam(1e-2),
+                            lambda K: "mse", ["mae"], batch_size=8, epochs=3),
+})
+
 RESUME_K3 = "resume_keras3"
 RESUME_TFK = "resume_tf_keras"
 K3_CASES = list(CASES) + [RESUME_K3]
