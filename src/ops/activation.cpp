@@ -9,8 +9,6 @@
 #include "ops/tape.h"
 
 namespace kerascpp::ops {
-namespace {
-
 // Keras defaults when the caller passes no alpha: keras.activations.elu(alpha=1.0),
 // keras.activations.leaky_relu(negative_slope=0.2).
 float default_alpha(UnaryOp op) {
@@ -18,8 +16,6 @@ float default_alpha(UnaryOp op) {
   if (op == UnaryOp::leaky_relu) return 0.2f;
   return 0.f;
 }
-
-}  // namespace
 
 Tensor unary(UnaryOp op, const Tensor& x, float alpha) {
   detail::check_float32(unary_name(op).data(), x, "x");  // the names are string literals

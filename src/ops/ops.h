@@ -55,6 +55,8 @@ Tensor unary(UnaryOp op, const Tensor& x, float alpha = std::numeric_limits<floa
 bool unary_from_name(std::string_view name, UnaryOp* op);
 // The enumerator's name ("silu", "gelu_approximate", "hard_sigmoid_k2"...), for messages and configs.
 using kernels::unary_name;
+// The alpha unary() uses when given none: 1 for elu, 0.2 for leaky_relu (Keras's defaults), else 0.
+float default_alpha(UnaryOp op);
 
 // Keras ReLU layer / keras.activations.relu: max_value may be +inf, values below threshold become
 // negative_slope * (x - threshold).

@@ -1,5 +1,7 @@
 #include "layers/activations/activation_fn.h"
 
+#include "kernels/elementwise.h"
+
 namespace kerascpp::layers {
 
 ActivationFn::ActivationFn(const Json& spec, const std::string& layer_name) {
@@ -32,6 +34,12 @@ Tensor ActivationFn::operator()(const Tensor& x) const {
   }
   if (op_ == ops::UnaryOp::linear) return x;
   return ops::unary(op_, x);  // the Keras default alpha of leaky_relu / elu
+}
+
+bool ActivationFn::apply_in_place(float* x, int64_t n) const {
+  if (kind_ != Kind::unary) return false;
+  if (op_ != ops::UnaryOp::linear) kernels::unary(op_, x, x, n, ops::default_alpha(op_));
+  return true;
 }
 
 }  // namespace kerascpp::layers

@@ -16,6 +16,9 @@ class ActivationFn {
   // ValueError naming the layer for an unknown activation.
   ActivationFn(const Json& spec, const std::string& layer_name);
   Tensor operator()(const Tensor& x) const;
+  // For elementwise activations: applies it to n floats in place, as operator() computes them (no
+  // tape: for inference loops that keep no tensors). False, doing nothing, for softmax / log_softmax.
+  bool apply_in_place(float* x, int64_t n) const;
   const std::string& name() const { return name_; }
 
  private:

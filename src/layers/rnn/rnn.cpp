@@ -1,11 +1,13 @@
 #include "layers/rnn/rnn.h"
 
+#include <algorithm>
 #include <functional>
 #include <random>
 
 #include "layers/config_utils.h"
 #include "layers/layer_list.h"
 #include "ops/ops.h"
+#include "ops/tape.h"
 
 namespace kerascpp::layers {
 namespace {
@@ -88,6 +90,10 @@ std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_
              ") received a mask of shape ", shape_str(mask.defined() ? mask.shape() : Shape{}),
              " for sequences of shape ", shape_str(x.shape()), "; expected (", batch, ", ", steps, ")");
 
+  if (!ctx.training && ops::active_recorder() == nullptr) {
+    std::vector<Tensor> fast = run_fast(x, states, mask);
+    if (!fast.empty()) return fast;
+  }
   Tensor xin = x, recurrent_mask;
   if (ctx.training && (cell_->dropout() > 0.f || cell_->recurrent_dropout() > 0.f)) {
     std::mt19937_64 rng(ctx.seed ^ (std::hash<std::string>()(name()) * 0x9E3779B97F4A7C15ull));
@@ -115,6 +121,47 @@ std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_
   std::vector<Tensor> result;
   result.push_back(return_sequences_ ? (steps > 0 ? ops::concatenate(outputs, 1) : Tensor::zeros({batch, 0, units}))
                                      : output);
+  if (return_state_) result.insert(result.end(), states.begin(), states.end());
+  return result;
+}
+
+// Inference without a tape: the loop of run() on raw buffers (cell fast_step, the same kernels in the same
+// order), with no tensor per step. Empty when the cell has no fast step.
+std::vector<Tensor> Rnn::run_fast(const Tensor& x, const std::vector<Tensor>& initial, const Tensor& mask) const {
+  const int64_t batch = x.dim(0), steps = x.dim(1), units = cell_->units();
+  const Tensor xp = cell_->project(x);
+  const int64_t width = xp.dim(2);
+  const size_t count = cell_->state_count();
+  std::vector<Tensor> states, next;
+  for (size_t i = 0; i < count; ++i) {
+    states.push_back(initial[i].copy());
+    next.push_back(Tensor::empty({batch, units}));
+  }
+  Tensor output = Tensor::zeros({batch, units});
+  Tensor sequence = return_sequences_ ? Tensor::empty({batch, steps, units}) : Tensor();
+  std::vector<float> xp_t(batch * width), work(cell_->work_size(batch));
+  std::vector<const float*> in(count);
+  std::vector<float*> out(count);
+  for (int64_t s = 0; s < steps; ++s) {
+    const int64_t t = go_backwards_ ? steps - 1 - s : s;
+    for (int64_t b = 0; b < batch; ++b)
+      std::copy(xp.data<float>() + (b * steps + t) * width, xp.data<float>() + (b * steps + t + 1) * width,
+                xp_t.data() + b * width);
+    for (size_t i = 0; i < count; ++i) in[i] = states[i].data<float>(), out[i] = next[i].data<float>();
+    if (!cell_->fast_step(xp_t.data(), in, out, work.data(), batch)) return {};
+    float* y = output.data<float>();
+    for (int64_t b = 0; b < batch; ++b) {
+      const bool keep = !mask.defined() || mask.data<float>()[b * steps + t] != 0.f;
+      for (size_t i = 0; i < count; ++i)  // a masked step keeps the states
+        if (keep) std::copy(out[i] + b * units, out[i] + (b + 1) * units, states[i].data<float>() + b * units);
+      if (keep)
+        std::copy(out[0] + b * units, out[0] + (b + 1) * units, y + b * units);
+      else if (zero_output_for_mask_)
+        std::fill(y + b * units, y + (b + 1) * units, 0.f);
+      if (return_sequences_) std::copy(y + b * units, y + (b + 1) * units, sequence.data<float>() + (b * steps + s) * units);
+    }
+  }
+  std::vector<Tensor> result{return_sequences_ ? sequence : output};
   if (return_state_) result.insert(result.end(), states.begin(), states.end());
   return result;
 }

@@ -36,6 +36,7 @@ class Rnn : public Layer {
   void do_build(const std::vector<Shape>& in) override;
 
  private:
+  std::vector<Tensor> run_fast(const Tensor& x, const std::vector<Tensor>& initial, const Tensor& mask) const;
   std::string cls_;
   std::shared_ptr<RnnCell> cell_;
   bool return_sequences_, return_state_, go_backwards_, zero_output_for_mask_;

@@ -2,12 +2,29 @@
 
 #include "core/naming.h"
 #include "layers/config_utils.h"
+#include "kernels/elementwise.h"
+#include "kernels/matmul.h"
 #include "ops/ops.h"
+
+#include <algorithm>
 
 namespace kerascpp::layers {
 namespace {
 
 using ops::BinaryOp;
+
+// The fast paths' pieces, each the kernel its op uses, on contiguous buffers.
+void add_into(float* y, const float* a, const float* b, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
+}
+void mul_into(float* y, const float* a, const float* b, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = a[i] * b[i];
+}
+// Columns [g * units, (g + 1) * units) of each row of t (batch, gates * units) into out (batch, units).
+void gather_gate(float* out, const float* t, int g, int gates, int64_t units, int64_t batch) {
+  for (int64_t b = 0; b < batch; ++b)
+    std::copy(t + (b * gates + g) * units, t + (b * gates + g + 1) * units, out + b * units);
+}
 
 Tensor add(const Tensor& a, const Tensor& b) { return ops::binary(BinaryOp::add, a, b); }
 Tensor mul(const Tensor& a, const Tensor& b) { return ops::binary(BinaryOp::multiply, a, b); }
@@ -19,6 +36,13 @@ class SimpleRnnCell : public RnnCell {
   explicit SimpleRnnCell(const Json& c) : RnnCell(c, "SimpleRNNCell", 1) {}
   std::vector<Tensor> step(const Tensor& xp, const std::vector<Tensor>& s, const Tensor& rm) const override {
     return {activation_(add(xp, recurrent(s[0], rm)))};
+  }
+  bool fast_step(const float* xp, const std::vector<const float*>& s, const std::vector<float*>& next, float* work,
+                 int64_t batch) const override {
+    const int64_t n = batch * units_;
+    kernels::matmul(s[0], recurrent_kernel_->value().data<float>(), work, batch, units_, units_);
+    add_into(next[0], xp, work, n);
+    return activation_.apply_in_place(next[0], n);
   }
 };
 
@@ -34,6 +58,26 @@ class LstmCell : public RnnCell {
     const Tensor c = add(mul(f, s[1]), mul(i, activation_(gate(z, 2))));
     const Tensor o = recurrent_activation_(gate(z, 3));
     return {mul(o, activation_(c)), c};
+  }
+  bool fast_step(const float* xp, const std::vector<const float*>& s, const std::vector<float*>& next, float* work,
+                 int64_t batch) const override {
+    const int64_t n = batch * units_, width = 4 * n;
+    float *z = work, *g = work + width;  // g: the four gates, each (batch, units)
+    kernels::matmul(s[0], recurrent_kernel_->value().data<float>(), z, batch, 4 * units_, units_);
+    add_into(z, xp, z, width);
+    for (int k = 0; k < 4; ++k) {
+      gather_gate(g + k * n, z, k, 4, units_, batch);
+      const ActivationFn& f = k == 2 ? activation_ : recurrent_activation_;
+      if (!f.apply_in_place(g + k * n, n)) return false;
+    }
+    float* c = next[1];
+    mul_into(c, g + n, s[1], n);                // f * c_prev
+    mul_into(z, g, g + 2 * n, n);               // i * activation(z_c)
+    add_into(c, c, z, n);
+    std::copy(c, c + n, z);
+    activation_.apply_in_place(z, n);
+    mul_into(next[0], g + 3 * n, z, n);         // o * activation(c)
+    return true;
   }
 };
 
@@ -67,6 +111,34 @@ class GruCell : public RnnCell {
     }
     // h = z * h_prev + (1 - z) * hh
     return {add(mul(z, h), mul(one_minus(z), hh))};
+  }
+  bool fast_step(const float* xp, const std::vector<const float*>& s, const std::vector<float*>& next, float* work,
+                 int64_t batch) const override {
+    if (!reset_after_) return false;  // the reset gate sits inside a product of column slices
+    const int64_t n = batch * units_;
+    float *rec = work, *xg = work + 3 * n, *rg = xg + n, *z = rg + n, *r = z + n;
+    kernels::matmul(s[0], recurrent_kernel_->value().data<float>(), rec, batch, 3 * units_, units_);
+    if (use_bias_) {
+      const float* b = bias_->value().data<float>() + 3 * units_;  // the recurrent row
+      for (int64_t i = 0; i < batch; ++i) add_into(rec + i * 3 * units_, rec + i * 3 * units_, b, 3 * units_);
+    }
+    for (int k = 0; k < 2; ++k) {  // z, then r
+      float* out = k == 0 ? z : r;
+      gather_gate(xg, xp, k, 3, units_, batch);
+      gather_gate(rg, rec, k, 3, units_, batch);
+      add_into(out, xg, rg, n);
+      if (!recurrent_activation_.apply_in_place(out, n)) return false;
+    }
+    gather_gate(xg, xp, 2, 3, units_, batch);
+    gather_gate(rg, rec, 2, 3, units_, batch);
+    mul_into(rg, r, rg, n);
+    add_into(xg, xg, rg, n);  // hh before its activation
+    if (!activation_.apply_in_place(xg, n)) return false;
+    kernels::scale_shift(z, r, n, -1.f, 1.f);  // 1 - z, as one_minus
+    mul_into(r, r, xg, n);
+    mul_into(rg, z, s[0], n);
+    add_into(next[0], rg, r, n);
+    return true;
   }
 
  protected:

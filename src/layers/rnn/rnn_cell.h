@@ -32,6 +32,16 @@ class RnnCell : public Layer {
   virtual std::vector<Tensor> step(const Tensor& xp, const std::vector<Tensor>& states,
                                    const Tensor& recurrent_mask) const = 0;
 
+  // Inference without a tape: the same step on raw buffers, computing what step() computes in the same
+  // order with the same kernels (so the same numbers), without a tensor per op. xp: the step's
+  // projection (batch, gates * units); states / next: state_count() buffers of (batch, units); work:
+  // scratch of work_size(batch) floats. False (doing nothing) where the cell has no such path.
+  virtual bool fast_step(const float* xp, const std::vector<const float*>& states, const std::vector<float*>& next,
+                         float* work, int64_t batch) const {
+    return false;
+  }
+  int64_t work_size(int64_t batch) const { return (2 * gates_ + 2) * batch * units_; }
+
   // As Keras's cell call: inputs = [x_t, *states] -> [output, *new states].
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override;
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext& ctx) const override;
