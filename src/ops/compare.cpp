@@ -3,6 +3,7 @@
 #include "ops/checks.h"
 #include "ops/grad_util.h"
 #include "ops/ops.h"
+#include "ops/tape.h"
 
 namespace kerascpp::ops {
 namespace {
@@ -31,5 +32,27 @@ Tensor any(const Tensor& x, const std::vector<int>& axes, bool keepdims) {
 }
 
 Tensor as_mask(const Tensor& t) { return not_equal(t, Tensor::zeros({})); }
+
+Tensor where(const Tensor& mask, const Tensor& a, const Tensor& b) {
+  detail::check_float32("where", a, "a");
+  detail::check_float32("where", b, "b");
+  KCPP_CHECK(a.shape() == b.shape(), ValueError, "where: a and b must have the same shape. Received: ",
+             shape_str(a.shape()), " and ", shape_str(b.shape()));
+  const Tensor m = detail::broadcast_to(as_float(mask), a.shape());
+  Tensor y = Tensor::empty(a.shape());
+  const float *pm = m.data<float>(), *pa = a.data<float>(), *pb = b.data<float>();
+  for (int64_t i = 0; i < y.size(); ++i) y.data<float>()[i] = pm[i] != 0.f ? pa[i] : pb[i];
+  if (Recorder* r = tape_for({&a, &b}))
+    r->record("where", {mask, a, b}, y, [m](const Tensor& dy) {
+      Tensor da = Tensor::empty(dy.shape()), db = Tensor::empty(dy.shape());
+      for (int64_t i = 0; i < dy.size(); ++i) {
+        const bool keep = m.data<float>()[i] != 0.f;
+        da.data<float>()[i] = keep ? dy.data<float>()[i] : 0.f;
+        db.data<float>()[i] = keep ? 0.f : dy.data<float>()[i];
+      }
+      return Grads{Tensor(), da, db};
+    });
+  return y;
+}
 
 }  // namespace kerascpp::ops

@@ -153,6 +153,15 @@ Tensor tile(const Tensor& x, const std::vector<int64_t>& reps);
 Tensor not_equal(const Tensor& a, const Tensor& b);
 Tensor any(const Tensor& x, const std::vector<int>& axes, bool keepdims = false);
 Tensor as_mask(const Tensor& t);
+// where(mask, a, b): a where the mask is nonzero, else b, exactly (tf.where); a and b of one shape, the
+// mask broadcast to it (an RNN's (batch, 1) step mask over (batch, units)). Gradients to a and b.
+Tensor where(const Tensor& mask, const Tensor& a, const Tensor& b);
+// One LSTM step (keras.layers.LSTMCell, src/ops/recurrent.cpp) as one op: z = xp + (h * rm) @ u with
+// xp (batch, 4 units) the step's input projection and rm recurrent dropout's mask (undefined for
+// none); gates i, f, g, o; c' = f * c + i * act(g), h' = o * act(c'). Returns [h' | c'] (batch,
+// 2 units). act / ract: elementwise activations (Keras's default alphas).
+Tensor lstm_step(const Tensor& xp, const Tensor& h, const Tensor& c, const Tensor& u, const Tensor& rm, UnaryOp act,
+                 UnaryOp ract);
 // keras.ops.take(table, indices, axis=0): rows of `table` (float32, (n, ...)) picked by `indices`
 // (float32 truncated toward zero as Keras casts to int32, int32 or int64) -> indices.shape + (...).
 // ValueError naming the first index outside [0, n). The gradient adds dy's rows back into the table's.

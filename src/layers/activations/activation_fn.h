@@ -19,6 +19,11 @@ class ActivationFn {
   // For elementwise activations: applies it to n floats in place, as operator() computes them (no
   // tape: for inference loops that keep no tensors). False, doing nothing, for softmax / log_softmax.
   bool apply_in_place(float* x, int64_t n) const;
+  // The elementwise op, or false for softmax / log_softmax.
+  bool unary_op(ops::UnaryOp* op) const {
+    *op = op_;
+    return kind_ == Kind::unary;
+  }
   const std::string& name() const { return name_; }
 
  private:

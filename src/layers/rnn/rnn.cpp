@@ -15,11 +15,6 @@ namespace {
 using ops::BinaryOp;
 
 Tensor mul(const Tensor& a, const Tensor& b) { return ops::binary(BinaryOp::multiply, a, b); }
-Tensor add(const Tensor& a, const Tensor& b) { return ops::binary(BinaryOp::add, a, b); }
-// m * a + (1 - m) * b for a 0/1 mask m: exactly a where m is 1 and b where it is 0 (tf.where).
-Tensor select(const Tensor& m, const Tensor& a, const Tensor& b) {
-  return add(mul(m, a), mul(ops::scale_shift(m, -1.f, 1.f), b));
-}
 
 // Keras's dropout mask: 1 / (1 - rate) with probability 1 - rate, else 0.
 Tensor dropout_mask(const Shape& shape, float rate, std::mt19937_64& rng) {
@@ -111,8 +106,8 @@ std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_
     Tensor out = next[0];
     if (mask.defined()) {  // a masked step keeps the states and repeats the output (or gives zeros)
       const Tensor m = ops::slice(mask, {0, t}, {batch, 1});
-      for (size_t i = 0; i < next.size(); ++i) next[i] = select(m, next[i], states[i]);
-      out = zero_output_for_mask_ ? mul(m, out) : select(m, out, output);
+      for (size_t i = 0; i < next.size(); ++i) next[i] = ops::where(m, next[i], states[i]);
+      out = ops::where(m, out, zero_output_for_mask_ ? Tensor::zeros(out.shape()) : output);
     }
     states = std::move(next);
     output = out;

@@ -53,6 +53,12 @@ class LstmCell : public RnnCell {
   explicit LstmCell(const Json& c) : RnnCell(c, "LSTMCell", 4) {}
   size_t state_count() const override { return 2; }
   std::vector<Tensor> step(const Tensor& xp, const std::vector<Tensor>& s, const Tensor& rm) const override {
+    ops::UnaryOp act, ract;
+    if (activation_.unary_op(&act) && recurrent_activation_.unary_op(&ract)) {  // one op per step
+      const Tensor hc = ops::lstm_step(xp, s[0], s[1], recurrent_kernel_->value(), rm, act, ract);
+      const int64_t batch = xp.dim(0);
+      return {ops::slice(hc, {0, 0}, {batch, units_}), ops::slice(hc, {0, units_}, {batch, units_})};
+    }
     const Tensor z = add(xp, recurrent(s[0], rm));
     const Tensor i = recurrent_activation_(gate(z, 0)), f = recurrent_activation_(gate(z, 1));
     const Tensor c = add(mul(f, s[1]), mul(i, activation_(gate(z, 2))));
