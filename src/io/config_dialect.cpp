@@ -83,8 +83,8 @@ void canonical_layer_config(const std::string& cls, Json& c, int major) {
     const Json& p = c["dtype"];
     c["dtype"] = p.contains("config") && p["config"].contains("name") ? p["config"]["name"] : Json("float32");
   }
-  // Wrappers (Bidirectional, TimeDistributed) hold their layers' configs: the same rules apply there.
-  for (const char* key : {"layer", "backward_layer"})
+  // Wrappers (Bidirectional, TimeDistributed, RNN) hold their layers' configs: the same rules apply there.
+  for (const char* key : {"layer", "backward_layer", "cell"})
     if (c.contains(key) && c[key].is_object() && c[key].value("class_name", Json()).is_string() &&
         c[key].value("config", Json()).is_object())
       canonical_layer_config(c[key]["class_name"].get<std::string>(), c[key]["config"], major);

@@ -52,7 +52,7 @@ Json keras3_entry(Json e) {
     }
     if (cls == "BatchNormalization" && !e["config"].value("virtual_batch_size", Json()).is_null())
       unrepresentable(e["config"], "`virtual_batch_size` (tf_keras)", "3");
-    for (const char* key : {"layer", "backward_layer"})  // a wrapper's layers (Bidirectional, TimeDistributed)
+    for (const char* key : {"layer", "backward_layer", "cell"})  // a wrapper's layers (Bidirectional, TimeDistributed)
       if (e["config"].contains(key) && e["config"][key].is_object() && e["config"][key].contains("class_name"))
         e["config"][key] = keras3_entry(std::move(e["config"][key]));
     const ApplicationLayer* app = application_layer(cls);
@@ -71,7 +71,7 @@ Json keras3_entry(Json e) {
 // Keras 2 layer configs: the keys and names tf-keras's constructors accept.
 void keras2_layer_config(const std::string& cls, Json& c) {
   canonical_layer_keys_to_keras2(cls, c);  // renamed and Keras-3-only keys (dialect_rules.cpp)
-  for (const char* key : {"layer", "backward_layer"}) {  // a wrapper's layers (Bidirectional, TimeDistributed)
+  for (const char* key : {"layer", "backward_layer", "cell"}) {  // a wrapper's layers (Bidirectional, TimeDistributed)
     if (!c.contains(key) || !c[key].is_object() || !c[key].value("class_name", Json()).is_string()) continue;
     Json& inner = c[key];
     inner.erase("module");

@@ -34,6 +34,8 @@ const std::vector<DialectRule>& rules() {
       {"SimpleRNN", {}, {{"time_major", false}, {"implementation", kAny}}, {{"use_cudnn", kAny}, {"seed", kAny}}},
       {"LSTM", {}, {{"time_major", false}, {"implementation", kAny}}, {{"use_cudnn", kAny}, {"seed", kAny}}},
       {"GRU", {}, {{"time_major", false}, {"implementation", kAny}}, {{"use_cudnn", kAny}, {"seed", kAny}}},
+      {"RNN", {}, {{"time_major", false}}, {}},
+      {"*Cell", {}, {{"implementation", kAny}}, {{"seed", kAny}}},
       // tf_keras's depthwise, separable and transposed convolutions inherit Conv's config: groups
       // (always 1) and, for separable ones, kernel_* keys for a kernel they do not have.
       {"DepthwiseConv*", {}, {{"groups", 1}}, {}},

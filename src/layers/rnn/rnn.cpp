@@ -161,6 +161,22 @@ std::vector<Tensor> Rnn::run_fast(const Tensor& x, const std::vector<Tensor>& in
   return result;
 }
 
+// keras.layers.RNN over one cell given by its config ({"class_name": "LSTMCell", "config": {...}}).
+LayerPtr make_rnn(const Json& c) {
+  const std::string who = "Layer '" + c.value("name", std::string()) + "' (RNN)";
+  const Json spec = c.value("cell", Json());
+  KCPP_CHECK(!spec.is_array() && spec.value("class_name", Json()) != "StackedRNNCells", NotImplementedError, who,
+             " runs a stack of cells (StackedRNNCells), which kerascpp does not support yet");
+  KCPP_CHECK(spec.is_object() && spec.value("class_name", Json()).is_string() && spec.value("config", Json()).is_object(),
+             ValueError, who, ": `cell` must be a serialized cell. Received: ", spec.dump().substr(0, 200));
+  const std::string cls = spec["class_name"].get<std::string>();
+  KCPP_CHECK(cls == "SimpleRNNCell" || cls == "LSTMCell" || cls == "GRUCell", NotImplementedError, who, " runs a ", cls,
+             " cell; kerascpp runs SimpleRNNCell, LSTMCell and GRUCell");
+  Json cell = spec["config"];
+  cell["name"] = c.value("name", std::string());  // the cell is then named "<rnn>/<snake_case(cell)>"
+  return std::make_shared<Rnn>(c, "RNN", make_rnn_cell(cls, cell));
+}
+
 LayerPtr make_simple_rnn(const Json& c) {
   return std::make_shared<Rnn>(c, "SimpleRNN", make_rnn_cell("SimpleRNNCell", c));
 }
