@@ -124,7 +124,7 @@ void Functional::build_functional(const Json& config) {
     size_t count = layers_[i]->class_name() == "InputLayer" ? 1 : inbound.size();
     for (size_t k = 0; k < count; ++k) {
       layer_nodes_[i].push_back(static_cast<int>(nodes_.size()));
-      nodes_.push_back(Node{static_cast<int>(i), {}, {}, {}, false});
+      nodes_.push_back(Node{static_cast<int>(i), {}, {}, false, {}, false});
     }
   }
   for (size_t i = 0; i < layers_.size(); ++i) {
@@ -154,6 +154,7 @@ void Functional::build_functional(const Json& config) {
       std::string where = "inbound node " + std::to_string(k) + " of layer '" + layers_[i]->name() + "'";
       for (const Json* t : tensors) nodes_[layer_nodes_[i][k]].inputs.push_back(resolve((*t)["config"]["keras_history"], where));
       if (!mask.empty()) nodes_[layer_nodes_[i][k]].mask = resolve((*mask[0])["config"]["keras_history"], where);
+      nodes_[layer_nodes_[i][k]].mask_given = kwargs.contains("mask");
       KCPP_CHECK(!tensors.empty(), ValueError, "The ", where, " in model '", name(), "' has no input tensors");
     }
   }
@@ -203,7 +204,12 @@ void Functional::infer(int id, std::vector<int>* state) {
   Layer& layer = *layers_[n.layer];
   KCPP_CHECK((*state)[id] == 0, ValueError, "The graph of model '", name(), "' has a cycle through layer '", layer.name(), "'");
   (*state)[id] = 1;
-  if (n.mask.node >= 0) infer(n.mask.node, state);
+  if (n.mask.node >= 0) {
+    infer(n.mask.node, state);
+    KCPP_CHECK(n.mask.index >= 0 && n.mask.index < static_cast<int>(nodes_[n.mask.node].output_shapes.size()),
+               ValueError, "Layer '", layer.name(), "' in model '", name(), "' takes output ", n.mask.index,
+               " of layer '", layers_[nodes_[n.mask.node].layer]->name(), "' as its mask, which it does not have");
+  }
   std::vector<Shape> shapes;
   for (const Ref& r : n.inputs) {
     infer(r.node, state);
@@ -255,7 +261,7 @@ std::vector<Tensor> Functional::call(const std::vector<Tensor>& inputs, const Ca
   std::vector<std::vector<Tensor>> masks(nodes_.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     values[inputs_[i].node] = {inputs[i]};
-    if (ctx.mask(i).defined()) masks[inputs_[i].node] = {ctx.mask(i)};
+    if (ctx.mask(i).defined()) masks[inputs_[i].node] = {ops::as_mask(ctx.mask(i))};
   }
   for (size_t s = 0; s < order_.size(); ++s) {
     const Node& n = nodes_[order_[s]];
@@ -273,12 +279,20 @@ std::vector<Tensor> Functional::call(const std::vector<Tensor>& inputs, const Ca
       in_masks.push_back(masks[r.node].empty() ? Tensor() : masks[r.node][r.index]);
       masked = masked || in_masks.back().defined();
     }
-    if (n.mask.node >= 0) {  // an explicit mask= wins over the one the first input carries
-      in_masks[0] = ops::as_mask(values[n.mask.node][n.mask.index]);
-      masked = true;
+    // Keras 3 records the mask a call gets as `mask=` (null for none): the call's mask, and the one its
+    // outputs' masks come from when it is not null. Otherwise the first input's carries on.
+    std::vector<Tensor> call_masks;
+    if (n.mask_given) {
+      call_masks = in_masks;
+      call_masks[0] = n.mask.node >= 0 ? ops::as_mask(values[n.mask.node][n.mask.index]) : Tensor();
+      if (n.mask.node >= 0) in_masks[0] = call_masks[0];
+      masked = false;
+      for (const Tensor& m : in_masks) masked = masked || m.defined();
     }
+    bool call_masked = false;
+    for (const Tensor& m : n.mask_given ? call_masks : in_masks) call_masked = call_masked || m.defined();
     CallContext layer_ctx = ctx;
-    layer_ctx.masks = masked && layer.supports_masking() ? &in_masks : nullptr;
+    layer_ctx.masks = call_masked && layer.supports_masking() ? (n.mask_given ? &call_masks : &in_masks) : nullptr;
     if (masked && !layer.supports_masking() && !mask_dropped_[order_[s]].exchange(true))
       warn(kerascpp::detail::concat("Layer '", layer.name(), "' (of type ", layer.class_name(),
            ") was passed an input with a mask attached to it. However, this layer does not support masking and "

@@ -57,6 +57,7 @@ class Functional : public Layer {
     int layer = -1;  // index into layers_
     std::vector<Ref> inputs;
     Ref mask;  // a `mask` keyword argument (Keras 3 records the masks it computes): the first input's
+    bool mask_given = false;  // `mask` present in the call, perhaps null (then the call gets none)
     std::vector<Shape> output_shapes;
     bool shaped = false;
   };

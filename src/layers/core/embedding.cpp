@@ -86,7 +86,8 @@ class Masking : public Layer {
   }
 
  private:
-  Tensor step_mask(const Tensor& x) const {
+  Tensor step_mask(const Tensor& input) const {
+    const Tensor x = input.dtype() == DType::float32 ? input : input.astype(DType::float32);
     const int64_t features = x.dim(-1), steps = x.size() / std::max<int64_t>(features, 1);
     Shape s(x.shape().begin(), x.shape().end() - 1);
     Tensor m = Tensor::empty(s);

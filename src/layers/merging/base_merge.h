@@ -13,7 +13,8 @@ class BaseMerge : public Layer {
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override;
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override;
   bool supports_masking() const override { return true; }
-  // Keras's base_merge.compute_mask: the inputs' masks combined with a logical and.
+  // Masks reach a merge by propagation only in tf_keras graphs (Keras 3 records the masks of the layers
+  // that take one), so tf_keras's base_merge.compute_mask: the inputs' masks combined with a logical and.
   std::vector<Tensor> compute_mask(const std::vector<Tensor>& in, const std::vector<Tensor>& masks) const override;
 
  protected:

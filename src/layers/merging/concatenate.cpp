@@ -32,8 +32,10 @@ class Concatenate : public Layer {
     return {ops::concatenate(in, axis_)};
   }
 
-  // keras/src/layers/merging/concatenate.py compute_mask: each input's mask widened to the input's
-  // shape (all ones for an input without one), concatenated on the axis, then any() over the last axis.
+  // Masks reach Concatenate by propagation only in tf_keras graphs (Keras 3 records the masks of the
+  // layers that take one), so tf_keras's rule (tf_keras/src/layers/merging/concatenate.py): each input's
+  // mask widened to its input's shape (ones for an input without one), concatenated on the axis, then
+  // all() over the last axis.
   std::vector<Tensor> compute_mask(const std::vector<Tensor>& in, const std::vector<Tensor>& masks) const override {
     bool any = false;
     for (const Tensor& m : masks) any = any || m.defined();
@@ -53,7 +55,8 @@ class Concatenate : public Layer {
       }
       full.push_back(m);
     }
-    return {ops::reduce_max(ops::concatenate(full, axis_), {-1})};
+    const Tensor none_masked = ops::any(ops::scale_shift(ops::concatenate(full, axis_), -1.f, 1.f), {-1});
+    return {ops::scale_shift(none_masked, -1.f, 1.f)};  // all(m) = not any(not m)
   }
 
  private:

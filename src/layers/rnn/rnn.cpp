@@ -80,7 +80,7 @@ std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_
   std::vector<Tensor> states(in.begin() + 1, in.end());
   if (states.empty())
     for (size_t i = 0; i < cell_->state_count(); ++i) states.push_back(Tensor::zeros({batch, units}));
-  const Tensor& mask = given_mask;
+  const Tensor mask = given_mask.defined() ? ops::as_mask(given_mask) : Tensor();  // any dtype -> 1 / 0
   KCPP_CHECK(!mask.defined() || mask.shape() == Shape({batch, steps}), ValueError, "Layer '", name(), "' (", cls_,
              ") received a mask of shape ", shape_str(mask.defined() ? mask.shape() : Shape{}),
              " for sequences of shape ", shape_str(x.shape()), "; expected (", batch, ", ", steps, ")");
@@ -164,10 +164,11 @@ std::vector<Tensor> Rnn::run_fast(const Tensor& x, const std::vector<Tensor>& in
 // keras.layers.RNN over one cell given by its config ({"class_name": "LSTMCell", "config": {...}}).
 LayerPtr make_rnn(const Json& c) {
   const std::string who = "Layer '" + c.value("name", std::string()) + "' (RNN)";
-  const Json spec = c.value("cell", Json());
-  KCPP_CHECK(!spec.is_array() && spec.value("class_name", Json()) != "StackedRNNCells", NotImplementedError, who,
+  const Json spec = c.contains("cell") ? c["cell"] : Json();
+  KCPP_CHECK(!spec.is_array() && !(spec.is_object() && spec.value("class_name", Json()) == "StackedRNNCells"),
+             NotImplementedError, who,
              " runs a stack of cells (StackedRNNCells), which kerascpp does not support yet");
-  KCPP_CHECK(spec.is_object() && spec.value("class_name", Json()).is_string() && spec.value("config", Json()).is_object(),
+  KCPP_CHECK(spec.is_object() && spec.value("class_name", Json()).is_string() && spec.contains("config") && spec.value("config", Json()).is_object(),
              ValueError, who, ": `cell` must be a serialized cell. Received: ", spec.dump().substr(0, 200));
   const std::string cls = spec["class_name"].get<std::string>();
   KCPP_CHECK(cls == "SimpleRNNCell" || cls == "LSTMCell" || cls == "GRUCell", NotImplementedError, who, " runs a ", cls,

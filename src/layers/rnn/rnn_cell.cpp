@@ -208,7 +208,9 @@ std::vector<Shape> RnnCell::compute_output_shape(const std::vector<Shape>& in) c
 }
 
 std::vector<Tensor> RnnCell::call(const std::vector<Tensor>& in, const CallContext&) const {
-  compute_output_shape({in[0].shape()});
+  std::vector<Shape> shapes;
+  for (const Tensor& t : in) shapes.push_back(t.shape());
+  compute_output_shape(shapes);
   const Tensor x = in[0].reshape({in[0].dim(0), 1, in[0].dim(1)});
   const Tensor xp = project(x).reshape({in[0].dim(0), gates_ * units_});
   std::vector<Tensor> s = step(xp, std::vector<Tensor>(in.begin() + 1, in.end()), Tensor());
@@ -223,6 +225,8 @@ std::shared_ptr<RnnCell> make_rnn_cell(const std::string& cell_class, const Json
                         "trainable"})
     if (layer_config.contains(k)) c[k] = layer_config[k];
   if (cell_class == "SimpleRNNCell") c.erase("recurrent_activation");
+  // Training finds a variable's regularizer under "<variable>_regularizer" (training/compile.cpp).
+  if (c.contains("recurrent_regularizer")) c["recurrent_kernel_regularizer"] = c["recurrent_regularizer"];
   c["name"] = layer_config.value("name", std::string()) + "/" + to_snake_case(cell_class);
   if (cell_class == "SimpleRNNCell") return std::make_shared<SimpleRnnCell>(c);
   if (cell_class == "LSTMCell") return std::make_shared<LstmCell>(c);

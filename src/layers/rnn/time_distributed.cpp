@@ -41,6 +41,10 @@ class TimeDistributed : public Layer {
     compute_output_shape({x.shape()});
     Shape folded{x.dim(0) * x.dim(1)};
     folded.insert(folded.end(), x.shape().begin() + 2, x.shape().end());
+    // Keras calls the layer once per step: the same numbers for every per-sample layer, but not for
+    // one whose training depends on the batch.
+    KCPP_CHECK(!ctx.training || layer_->class_name() != "BatchNormalization", NotImplementedError, "Layer '", name(),
+               "' (TimeDistributed) cannot train its BatchNormalization: Keras computes its statistics step by step");
     CallContext inner = ctx;
     inner.masks = nullptr;
     const Tensor y = layer_->call({x.reshape(folded)}, inner)[0];

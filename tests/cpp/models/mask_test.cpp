@@ -1,7 +1,9 @@
-// Masks through the Functional graph by Keras 3's rules (keras/src/layers/layer.py): a layer that
-// supports masking passes its input's mask on, merges combine them with a logical and, a layer that
-// does not support masking drops it with Keras's warning, once. Parity with Keras for the masks
-// Embedding / Masking make and RNNs consume is checked by the fixtures (tests/fixtures/seq_*).
+// Masks through the Functional graph (keras/src/layers/layer.py): a layer that supports masking passes
+// its input's mask on, merges combine them with a logical and (tf_keras's rule: only tf_keras graphs
+// leave masks to propagation, Keras 3 records each call's mask), a recorded `mask=` (null included) is
+// what the call gets, and a layer that does not support masking drops it with Keras's warning, once.
+// Parity with Keras for the masks Embedding / Masking make and RNNs consume is checked by the fixtures
+// (tests/fixtures/seq_*).
 #include <gtest/gtest.h>
 
 #include "kerascpp/model.h"
@@ -18,6 +20,41 @@ Json entry(const std::string& cls, Json config, std::vector<Json> args) {
   Json calls = Json::array();
   if (!args.empty()) calls.push_back({{"args", args.size() == 1 ? Json::array({args[0]}) : Json::array({args})}, {"kwargs", Json::object()}});
   return {{"class_name", cls}, {"name", name}, {"config", config}, {"inbound_nodes", calls}};
+}
+
+Model tokens_then_lstm(bool mask_zero, Json lstm_kwargs) {
+  Json layers = Json::array({
+      entry("InputLayer", {{"name", "a"}, {"batch_shape", {nullptr, 4}}}, {}),
+      entry("Embedding", {{"name", "e"}, {"input_dim", 5}, {"output_dim", 2}, {"mask_zero", mask_zero}}, {tensor("a")}),
+      entry("LSTM", {{"name", "lstm"}, {"units", 3}}, {tensor("e")}),
+  });
+  layers[2]["inbound_nodes"][0]["kwargs"] = lstm_kwargs;
+  Json config = {{"class_name", "Functional"},
+                 {"config",
+                  {{"name", "m"}, {"layers", layers}, {"input_layers", {{"a", 0, 0}}}, {"output_layers", {{"lstm", 0, 0}}}}}};
+  Model m = model_from_json(config.dump());
+  std::vector<Tensor> w;
+  float v = 0.2f;
+  for (const VariablePtr& var : m.weights()) {
+    Tensor t = Tensor::empty(var->shape());
+    for (int64_t i = 0; i < t.size(); ++i, v = -v * 1.03f) t.data<float>()[i] = v;
+    w.push_back(t);
+  }
+  m.set_weights(w);
+  return m;
+}
+
+TEST(Masks, ARecordedNullMaskMeansTheCallGetsNone) {
+  const Tensor x = Tensor::from_vector({1, 4}, {1, 2, 0, 0});
+  const Tensor unmasked = tokens_then_lstm(false, Json::object()).predict({x})[0];
+  const Tensor masked = tokens_then_lstm(true, Json::object()).predict({x})[0];
+  const Tensor null_mask = tokens_then_lstm(true, {{"mask", nullptr}}).predict({x})[0];
+  bool differs = false;
+  for (int u = 0; u < 3; ++u) {
+    differs = differs || masked.data<float>()[u] != unmasked.data<float>()[u];
+    EXPECT_EQ(null_mask.data<float>()[u], unmasked.data<float>()[u]);
+  }
+  EXPECT_TRUE(differs);  // the mask mattered where it was not overridden
 }
 
 // Two token inputs, each embedded with mask_zero, added (masks and-ed), then an LSTM over the sum and a
