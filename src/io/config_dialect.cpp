@@ -162,7 +162,12 @@ Json canonical_model(const std::string& cls, Json config, int major) {
              "Invalid config of model (", cls, "): expected a `layers` list");
   if (cls == "Sequential") add_sequential_input(config);  // before the first layer's shape keys go
   for (Json& e : config["layers"]) e = canonical_entry(std::move(e), major);
-  if (cls != "Sequential" && major == 2) shift_keras2_node_indices(config);
+  if (cls != "Sequential" && major == 2) {
+    shift_keras2_node_indices(config);
+    // tf_keras leaves every mask to propagation (Keras 3 records what each call gets): the graph reads
+    // this, and it is not part of the model's config (models/functional.h).
+    config["kerascpp_propagated_masks"] = true;
+  }
   return config;
 }
 

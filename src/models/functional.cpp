@@ -46,6 +46,8 @@ Functional::Functional(const std::string& class_name, const Json& config, const 
     : Layer(config), class_name_(class_name), custom_(custom) {
   KCPP_CHECK(config.is_object() && config.contains("layers") && config["layers"].is_array(), ValueError,
              "Invalid config of model '", name(), "' (", class_name, "): expected a `layers` list");
+  propagated_masks_ = config.value("kerascpp_propagated_masks", false);
+  config_.erase("kerascpp_propagated_masks");
   if (class_name == "Sequential")
     build_sequential(config);
   else
@@ -124,7 +126,8 @@ void Functional::build_functional(const Json& config) {
     size_t count = layers_[i]->class_name() == "InputLayer" ? 1 : inbound.size();
     for (size_t k = 0; k < count; ++k) {
       layer_nodes_[i].push_back(static_cast<int>(nodes_.size()));
-      nodes_.push_back(Node{static_cast<int>(i), {}, {}, false, {}, false});
+      nodes_.emplace_back();
+      nodes_.back().layer = static_cast<int>(i);
     }
   }
   for (size_t i = 0; i < layers_.size(); ++i) {
@@ -155,6 +158,14 @@ void Functional::build_functional(const Json& config) {
       for (const Json* t : tensors) nodes_[layer_nodes_[i][k]].inputs.push_back(resolve((*t)["config"]["keras_history"], where));
       if (!mask.empty()) nodes_[layer_nodes_[i][k]].mask = resolve((*mask[0])["config"]["keras_history"], where);
       nodes_[layer_nodes_[i][k]].mask_given = kwargs.contains("mask");
+      int& arguments = nodes_[layer_nodes_[i][k]].tensor_arguments;
+      for (const Json& a : args) {
+        std::vector<const Json*> in_arg;
+        flatten_tensors(a, &in_arg);
+        arguments += in_arg.empty() ? 0 : 1;
+      }
+      for (const std::string& key : taken)
+        if (kwargs.contains(key)) ++arguments;
       KCPP_CHECK(!tensors.empty(), ValueError, "The ", where, " in model '", name(), "' has no input tensors");
     }
   }
@@ -281,18 +292,19 @@ std::vector<Tensor> Functional::call(const std::vector<Tensor>& inputs, const Ca
     }
     // Keras 3 records the mask a call gets as `mask=` (null for none): the call's mask, and the one its
     // outputs' masks come from when it is not null. Otherwise the first input's carries on.
-    std::vector<Tensor> call_masks;
+    std::vector<Tensor> call_masks = in_masks;
     if (n.mask_given) {
-      call_masks = in_masks;
       call_masks[0] = n.mask.node >= 0 ? ops::as_mask(values[n.mask.node][n.mask.index]) : Tensor();
       if (n.mask.node >= 0) in_masks[0] = call_masks[0];
       masked = false;
       for (const Tensor& m : in_masks) masked = masked || m.defined();
+    } else if (!propagated_masks_ && n.tensor_arguments > 1) {
+      call_masks.assign(call_masks.size(), Tensor());  // Keras 3 fills in `mask` for one tensor argument only
     }
     bool call_masked = false;
-    for (const Tensor& m : n.mask_given ? call_masks : in_masks) call_masked = call_masked || m.defined();
+    for (const Tensor& m : call_masks) call_masked = call_masked || m.defined();
     CallContext layer_ctx = ctx;
-    layer_ctx.masks = call_masked && layer.supports_masking() ? (n.mask_given ? &call_masks : &in_masks) : nullptr;
+    layer_ctx.masks = call_masked && layer.supports_masking() ? &call_masks : nullptr;
     if (masked && !layer.supports_masking() && !mask_dropped_[order_[s]].exchange(true))
       warn(kerascpp::detail::concat("Layer '", layer.name(), "' (of type ", layer.class_name(),
            ") was passed an input with a mask attached to it. However, this layer does not support masking and "

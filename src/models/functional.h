@@ -58,6 +58,7 @@ class Functional : public Layer {
     std::vector<Ref> inputs;
     Ref mask;  // a `mask` keyword argument (Keras 3 records the masks it computes): the first input's
     bool mask_given = false;  // `mask` present in the call, perhaps null (then the call gets none)
+    int tensor_arguments = 0;  // positional and keyword arguments that hold tensors
     std::vector<Shape> output_shapes;
     bool shaped = false;
   };
@@ -84,6 +85,10 @@ class Functional : public Layer {
   std::vector<Shape> input_shapes_, output_shapes_;
   std::vector<int> order_;     // nodes to run, in order
   std::vector<int> last_use_;  // per node: the step after which its outputs are dropped
+  // The masks a call gets: Keras 3's (a graph records them as mask=; else the call's one tensor
+  // argument's, as Keras 3 fills in `mask`), or tf_keras's (every input's propagated mask). Set from
+  // the canonical config's "kerascpp_propagated_masks" (io/config_dialect.cpp), which is then removed.
+  bool propagated_masks_ = false;
   // Per node: whether Keras's warning that the layer drops a mask was given (once per node).
   std::unique_ptr<std::atomic<bool>[]> mask_dropped_;
 };

@@ -67,8 +67,9 @@ std::vector<Tensor> Rnn::compute_mask(const std::vector<Tensor>&, const std::vec
 }
 
 std::vector<Tensor> Rnn::call(const std::vector<Tensor>& in, const CallContext& ctx) const {
-  // Keras 3 hands the mask to call() only when the sequences are the call's one tensor argument.
-  return run(in, in.size() == 1 ? ctx.mask(0) : Tensor(), ctx);
+  // The graph gives the mask by the file's rules (Keras 3: none with initial_state tensors, unless
+  // recorded; tf_keras: the sequences' mask).
+  return run(in, ctx.mask(0), ctx);
 }
 
 std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_mask, const CallContext& ctx) const {

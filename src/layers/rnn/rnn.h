@@ -3,8 +3,8 @@
 //   (batch, steps, features) -> (batch, units), or (batch, steps, units) with return_sequences,
 //   followed by the final states with return_state (LSTM: h, c).
 // Masks (from Embedding(mask_zero) or Masking): a masked step keeps the states and repeats the previous
-// output (zeros with zero_output_for_mask); the output keeps the mask with return_sequences. As Keras 3,
-// a call with initial_state given as tensors does not receive the mask. go_backwards runs from the last
+// output (zeros with zero_output_for_mask); the output keeps the mask with return_sequences. Which mask
+// a call with initial_state tensors gets follows the file's Keras (models/functional.h). go_backwards runs from the last
 // step and returns the outputs in that order. dropout / recurrent_dropout act in training, with one mask
 // per sequence. Refused by name: stateful=True, time_major=True.
 #pragma once
