@@ -22,6 +22,19 @@ Json entry(const std::string& cls, Json config, std::vector<Json> args) {
   return {{"class_name", cls}, {"name", name}, {"config", config}, {"inbound_nodes", calls}};
 }
 
+// Weights of alternating sign, growing by `growth`: deterministic and not symmetric.
+Model with_weights(Model m, float first, float growth) {
+  std::vector<Tensor> w;
+  float v = first;
+  for (const VariablePtr& var : m.weights()) {
+    Tensor t = Tensor::empty(var->shape());
+    for (int64_t i = 0; i < t.size(); ++i, v = -v * growth) t.data<float>()[i] = v;
+    w.push_back(t);
+  }
+  m.set_weights(w);
+  return m;
+}
+
 Model tokens_then_lstm(bool mask_zero, Json lstm_kwargs) {
   Json layers = Json::array({
       entry("InputLayer", {{"name", "a"}, {"batch_shape", {nullptr, 4}}}, {}),
@@ -32,16 +45,7 @@ Model tokens_then_lstm(bool mask_zero, Json lstm_kwargs) {
   Json config = {{"class_name", "Functional"},
                  {"config",
                   {{"name", "m"}, {"layers", layers}, {"input_layers", {{"a", 0, 0}}}, {"output_layers", {{"lstm", 0, 0}}}}}};
-  Model m = model_from_json(config.dump());
-  std::vector<Tensor> w;
-  float v = 0.2f;
-  for (const VariablePtr& var : m.weights()) {
-    Tensor t = Tensor::empty(var->shape());
-    for (int64_t i = 0; i < t.size(); ++i, v = -v * 1.03f) t.data<float>()[i] = v;
-    w.push_back(t);
-  }
-  m.set_weights(w);
-  return m;
+  return with_weights(model_from_json(config.dump()), 0.2f, 1.03f);
 }
 
 TEST(Masks, ARecordedNullMaskMeansTheCallGetsNone) {
@@ -75,16 +79,7 @@ Model masked_model() {
                    {"layers", layers},
                    {"input_layers", {{"a", 0, 0}, {"b", 0, 0}}},
                    {"output_layers", {{"lstm", 0, 0}, {"flat", 0, 0}}}}}};
-  Model m = model_from_json(config.dump());
-  std::vector<Tensor> w;
-  float v = 0.1f;
-  for (const VariablePtr& var : m.weights()) {
-    Tensor t = Tensor::empty(var->shape());
-    for (int64_t i = 0; i < t.size(); ++i, v = -v * 1.01f) t.data<float>()[i] = v;
-    w.push_back(t);
-  }
-  m.set_weights(w);
-  return m;
+  return with_weights(model_from_json(config.dump()), 0.1f, 1.01f);
 }
 
 TEST(Masks, MergesAndTheMasksAndAnRnnSkipsTheMaskedSteps) {
