@@ -129,7 +129,8 @@ std::set<std::string> mask_only_op_nodes(const Json& config) {
   std::map<std::string, std::set<std::string>> data_users;  // producer -> layers that take it as data
   for (const Json& l : config["layers"]) {
     const std::string name = l["config"]["name"].get<std::string>();
-    if (l["class_name"].get<std::string>().find('.') != std::string::npos) mask_only.insert(name);
+    const std::string cls = l["class_name"].get<std::string>();
+    if (cls == "keras.src.ops.numpy.NotEqual" || cls == "keras.src.ops.numpy.Any") mask_only.insert(name);
     for (const Json& call : l.value("inbound_nodes", Json::array())) {
       if (!call.is_object()) continue;
       Json data = call;
@@ -166,6 +167,19 @@ std::set<std::string> mask_only_op_nodes(const Json& config) {
 Json keras2_model(const std::string& cls, Json config) {
   if (cls != "Sequential") {
     const std::set<std::string> masks = mask_only_op_nodes(config);
+    // A mask= that is not one of those nodes' (a model input, a layer's output) is the user's: tf_keras
+    // has no way to pass it.
+    for (const Json& l : config["layers"])
+      for (const Json& call : l.value("inbound_nodes", Json::array())) {
+        std::vector<const Json*> given;
+        if (call.is_object() && call.value("kwargs", Json::object()).contains("mask"))
+          flatten_tensors(call["kwargs"]["mask"], &given);
+        for (const Json* t : given)
+          if (!masks.count((*t)["config"]["keras_history"][0].get<std::string>()))
+            unrepresentable(l["config"], "a mask given by hand (mask=" + (*t)["config"]["keras_history"][0].get<std::string>() +
+                                             ")",
+                            "2");
+      }
     Json kept = Json::array();
     for (Json& l : config["layers"])
       if (!masks.count(l["config"]["name"].get<std::string>())) kept.push_back(std::move(l));

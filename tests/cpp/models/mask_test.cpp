@@ -61,6 +61,35 @@ TEST(Masks, ARecordedNullMaskMeansTheCallGetsNone) {
   EXPECT_TRUE(differs);  // the mask mattered where it was not overridden
 }
 
+TEST(Masks, AMaskGivenByHandCannotBeSavedForTfKeras) {
+  // An LSTM called with mask=<a model input>: Keras 3 records it; tf_keras has no way to say it.
+  Json layers = Json::array({
+      entry("InputLayer", {{"name", "x"}, {"batch_shape", {nullptr, 4, 2}}}, {}),
+      entry("InputLayer", {{"name", "m"}, {"batch_shape", {nullptr, 4}}}, {}),
+      entry("LSTM", {{"name", "lstm"}, {"units", 3}}, {tensor("x")}),
+  });
+  layers[2]["inbound_nodes"][0]["kwargs"] = {{"mask", tensor("m")}};
+  Json config = {{"class_name", "Functional"},
+                 {"config",
+                  {{"name", "hand"},
+                   {"layers", layers},
+                   {"input_layers", {{"x", 0, 0}, {"m", 0, 0}}},
+                   {"output_layers", {{"lstm", 0, 0}}}}}};
+  Model model = with_weights(model_from_json(config.dump()), 0.3f, 1.02f);
+  // The given mask is used: a masked last step repeats the third step's output.
+  const Tensor x = Tensor::from_vector({1, 4, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  const Tensor all = model.predict({x, Tensor::from_vector({1, 4}, {1, 1, 1, 1})})[0];
+  const Tensor three = model.predict({x, Tensor::from_vector({1, 4}, {1, 1, 1, 0})})[0];
+  EXPECT_NE(all.data<float>()[0], three.data<float>()[0]);
+  EXPECT_NO_THROW((void)model.to_json(KerasDialect::keras3));
+  try {
+    (void)model.to_json(KerasDialect::keras2);
+    FAIL() << "expected NotImplementedError";
+  } catch (const NotImplementedError& e) {
+    EXPECT_NE(std::string(e.what()).find("'lstm' uses a mask given by hand (mask=m)"), std::string::npos) << e.what();
+  }
+}
+
 // Two token inputs, each embedded with mask_zero, added (masks and-ed), then an LSTM over the sum and a
 // Flatten of the first embedding (which drops its mask).
 Model masked_model() {
