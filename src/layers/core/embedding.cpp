@@ -44,10 +44,7 @@ class Embedding : public Layer {
   // Keras: not_equal(inputs, 0) when mask_zero.
   std::vector<Tensor> compute_mask(const std::vector<Tensor>& in, const std::vector<Tensor>&) const override {
     if (!mask_zero_) return {};
-    const Tensor x = in[0].dtype() == DType::float32 ? in[0] : in[0].astype(DType::float32);
-    Tensor m = Tensor::empty(x.shape());
-    for (int64_t i = 0; i < x.size(); ++i) m.data<float>()[i] = x.data<float>()[i] != 0.f ? 1.f : 0.f;
-    return {m};
+    return {ops::as_mask(in[0])};
   }
 
  protected:
@@ -86,17 +83,9 @@ class Masking : public Layer {
   }
 
  private:
-  Tensor step_mask(const Tensor& input) const {
-    const Tensor x = input.dtype() == DType::float32 ? input : input.astype(DType::float32);
-    const int64_t features = x.dim(-1), steps = x.size() / std::max<int64_t>(features, 1);
-    Shape s(x.shape().begin(), x.shape().end() - 1);
-    Tensor m = Tensor::empty(s);
-    for (int64_t i = 0; i < steps; ++i) {
-      bool any = false;
-      for (int64_t j = 0; j < features && !any; ++j) any = x.data<float>()[i * features + j] != mask_value_;
-      m.data<float>()[i] = any ? 1.f : 0.f;
-    }
-    return m;
+  // Keras: any(not_equal(x, mask_value), axis=-1).
+  Tensor step_mask(const Tensor& x) const {
+    return ops::any(ops::not_equal(x, Tensor::from_vector({}, {mask_value_})), {-1});
   }
   float mask_value_;
 };

@@ -81,7 +81,10 @@ std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_
   std::vector<Tensor> states(in.begin() + 1, in.end());
   if (states.empty())
     for (size_t i = 0; i < cell_->state_count(); ++i) states.push_back(Tensor::zeros({batch, units}));
-  const Tensor mask = given_mask.defined() ? ops::as_mask(given_mask) : Tensor();  // any dtype -> 1 / 0
+  // Both loops keep a step where the mask is nonzero; only other dtypes need converting (graph masks
+  // are float32 already).
+  const Tensor mask =
+      given_mask.defined() && given_mask.dtype() != DType::float32 ? ops::as_mask(given_mask) : given_mask;
   KCPP_CHECK(!mask.defined() || mask.shape() == Shape({batch, steps}), ValueError, "Layer '", name(), "' (", cls_,
              ") received a mask of shape ", shape_str(mask.defined() ? mask.shape() : Shape{}),
              " for sequences of shape ", shape_str(x.shape()), "; expected (", batch, ", ", steps, ")");
