@@ -309,6 +309,32 @@ def gru_regressor(K):
                          L.SimpleRNN(4, name="rnn"), L.Dense(1, name="out")], name="gru_regressor")
 
 
+def transformer_block(K):
+    L = K.layers
+    x = K.Input((10,), name="tokens")
+    h = L.Embedding(30, 8, mask_zero=True, name="embed")(x)
+    a = L.MultiHeadAttention(num_heads=2, key_dim=4, name="attention")(h, h)
+    h = L.LayerNormalization(name="norm")(L.Add(name="residual")([h, a]))
+    h = L.Dense(8, activation="relu", name="ffn")(h)
+    y = L.Dense(3, activation="softmax", name="out")(L.GlobalAveragePooling1D(name="pool")(h))
+    return K.Model(x, y, name="transformer_block")
+
+
+def data_seq2seq(rng, n=40, steps=8, d=3):
+    x = rng.standard_normal((n, steps, d)).astype(F32)
+    y = np.stack([np.cumsum(x[:, :, 0], axis=1) * 0.3, x[:, ::-1, 1]], axis=-1).astype(F32)
+    return {"x": x, "y": y}
+
+
+def seq2seq(K):
+    """An encoder LSTM whose final states start a decoder LSTM over the same steps."""
+    L = K.layers
+    x = K.Input((8, 3), name="frames")
+    _, h, c = L.LSTM(6, return_state=True, name="encoder")(x)
+    d = L.LSTM(6, return_sequences=True, name="decoder")(x, initial_state=[h, c])
+    return K.Model(x, L.Dense(2, name="out")(d), name="seq2seq")
+
+
 CASES.update({
     # SGD: Keras's TensorFlow optimizers square an Embedding's gradient per occurrence of a token
     # (tf.IndexedSlices) before summing, so Adam / RMSprop / Adagrad moments differ from the dense
@@ -317,6 +343,10 @@ CASES.update({
                                ["accuracy"], batch_size=16, epochs=3),
     "seq_gru_regressor": _c(gru_regressor, data_sequences, lambda K: K.optimizers.Adam(1e-2),
                             lambda K: "mse", ["mae"], batch_size=8, epochs=3),
+    "seq_transformer_block": _c(transformer_block, data_tokens, lambda K: K.optimizers.SGD(0.3, momentum=0.9),
+                                CCE, ["accuracy"], batch_size=16, epochs=3),
+    "seq2seq_return_state": _c(seq2seq, data_seq2seq, lambda K: K.optimizers.Adam(1e-2), lambda K: "mse",
+                               ["mae"], batch_size=8, epochs=3),
 })
 
 RESUME_K3 = "resume_keras3"

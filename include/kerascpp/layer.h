@@ -40,8 +40,27 @@ struct CallContext {
   // kept, 0 where it is masked, an undefined Tensor for an input without one. Null when no input has a
   // mask. Set by the graph for layers that support masking.
   const std::vector<Tensor>* masks = nullptr;
+  // The call's keyword arguments that are not tensors (MultiHeadAttention's use_causal_mask), as the
+  // graph recorded them; null for none. Only the keys the layer's call_options() lists reach it.
+  const Json* options = nullptr;
   // The mask of input i, or an undefined Tensor.
   Tensor mask(size_t i) const { return masks && i < masks->size() ? (*masks)[i] : Tensor(); }
+  // Option `key` of the call, or `fallback` when the call did not give it.
+  template <typename T>
+  T option(const char* key, T fallback) const {
+    return options && options->contains(key) && !(*options)[key].is_null() ? (*options)[key].get<T>() : fallback;
+  }
+};
+
+// A tensor argument of a layer's call, by Keras's name. One that is left out takes the tensors of the
+// argument named by `defaults_to` (MultiHeadAttention's key defaults to its value), or, when that is
+// empty, is left out of the inputs (then no later argument may be given). has_mask: the call also
+// takes `<name>_mask`, which Keras 3 fills in from the argument's mask when the call has several
+// tensor arguments (MultiHeadAttention's query_mask, value_mask, key_mask).
+struct TensorArgument {
+  std::string name;
+  std::string defaults_to = {};
+  bool has_mask = false;
 };
 
 class Layer {
@@ -76,9 +95,28 @@ class Layer {
   // inputs' masks in CallContext::masks and gives its outputs compute_mask()'s; one that does not
   // drops the masks it is given, with a warning, as Keras does.
   virtual bool supports_masking() const { return false; }
-  // The keyword arguments of a call that carry tensors the layer takes as further inputs, after the
-  // positional ones, in this order (an RNN's "initial_state"). Others are refused by name.
-  virtual std::vector<std::string> tensor_kwargs() const { return {}; }
+  // Keras 3's MultiHeadAttention takes the masks off its input tensors when it runs: later layers of
+  // the graph that read those tensors see none (keras/src/layers/attention/multi_head_attention.py).
+  virtual bool clears_input_masks() const { return false; }
+  // Read from a tf_keras file, for the layers whose numbers differ between the two Kerases (masked
+  // softmax rows, merged masks; io/config_dialect.cpp sets "kerascpp_keras2" for them): compute as
+  // tf_keras does. Not part of the config.
+  bool keras2_semantics() const { return keras2_; }
+  // The arguments of the call that carry tensors, in Keras's positional order; the layer's inputs are
+  // their tensors, flattened, in this order (an RNN: sequences, then its initial_state). A call may give
+  // them by position or by keyword; `<name>_mask` keywords give their masks (`mask` the first's).
+  // Tensors in other keywords are refused by name. Default: one argument, `inputs`, whose positional
+  // followers (an op node's operands) all become inputs.
+  virtual std::vector<TensorArgument> tensor_arguments() const { return {{"inputs"}}; }
+  // The keyword arguments of a call that are not tensors and that the layer reads (through
+  // CallContext::options), with Keras's defaults; a graph that gives others is refused by name.
+  // `training` and masks are always accepted.
+  virtual Json call_options() const { return Json::object(); }
+  // The output shapes of a call with these options (return_attention_scores adds an output); the
+  // default ignores them.
+  virtual std::vector<Shape> call_output_shapes(const std::vector<Shape>& input_shapes, const Json& options) const {
+    return compute_output_shape(input_shapes);
+  }
   // The outputs' masks (one per output, undefined for none) from the inputs and their masks. Default:
   // every output keeps the first input's mask.
   virtual std::vector<Tensor> compute_mask(const std::vector<Tensor>& inputs, const std::vector<Tensor>& masks) const;
@@ -120,6 +158,7 @@ class Layer {
   std::string name_;
   bool trainable_ = true;
   bool built_ = false;
+  bool keras2_ = false;
   std::vector<VariablePtr> variables_;
 };
 

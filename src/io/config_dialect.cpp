@@ -207,6 +207,7 @@ Json canonical_entry(Json entry, int major) {
              ValueError, "Invalid layer entry in model config: ", entry.dump().substr(0, 200));
   std::string cls = entry["class_name"].get<std::string>();
   if (cls == "Model") cls = "Functional";
+  if (cls == "GroupedQueryAttention") cls = "GroupQueryAttention";  // Keras 3's .h5 writes the Python class
   // Keras 3 graphs also hold keras.ops calls (x + 3.0, keras.ops.add(a, b)): entries of module
   // keras.src.ops.*, whose class names collide with layers' (Add, Multiply). They are named with
   // their module ("keras.src.ops.numpy.Add", see src/layers/op_nodes/numpy_binary.cpp).
@@ -225,6 +226,9 @@ Json canonical_entry(Json entry, int major) {
     Json c = std::move(entry["config"]);
     KCPP_CHECK(c.is_object(), ValueError, "Invalid config of a ", cls, " layer: ", c.dump().substr(0, 200));
     canonical_layer_config(cls, c, major);
+    // Where tf_keras computes otherwise than Keras 3 (a fully masked softmax row: uniform, not zeros;
+    // merged masks: and, not or), the layer reads this flag; the graph keeps it out of the config.
+    if (major == 2 && keras2_semantics_differ(cls)) c["kerascpp_keras2"] = true;
     out["config"] = std::move(c);
   }
   const std::string name = entry.contains("name") ? entry["name"].get<std::string>()
@@ -267,6 +271,12 @@ Json canonical_model_config(Json model_config, int major) {
              "': kerascpp loads Sequential and Functional models (a subclassed model has no config to rebuild from)");
   Json out = canonical_entry(std::move(model_config), major);
   return Json{{"class_name", std::move(out["class_name"])}, {"config", std::move(out["config"])}};
+}
+
+bool keras2_semantics_differ(const std::string& cls) {
+  static const std::set<std::string> classes = {"MultiHeadAttention", "Softmax", "Add", "Subtract", "Multiply",
+                                                "Average", "Maximum", "Minimum", "Concatenate"};
+  return classes.count(cls) > 0;
 }
 
 }  // namespace kerascpp::io

@@ -21,4 +21,9 @@ int config_keras_major(const Json& model_config);
 // keras_major selects Keras 2 semantics where names mean different things (0: guess).
 Json canonical_model_config(Json model_config, int keras_major);
 
+// The layer classes whose numbers differ between tf_keras and Keras 3 when masks reach them (a fully
+// masked softmax row, merged masks): read from a Keras 2 file they get "kerascpp_keras2" in their
+// config (Layer::keras2_semantics).
+bool keras2_semantics_differ(const std::string& class_name);
+
 }  // namespace kerascpp::io

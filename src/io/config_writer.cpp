@@ -4,7 +4,9 @@
 #include <map>
 #include <set>
 
+#include "io/config_dialect.h"
 #include "io/dialect_rules.h"
+#include "kerascpp/warnings.h"
 #include "models/functional.h"
 
 namespace kerascpp::io {
@@ -99,6 +101,11 @@ bool is_nested_keras2(const Json& e) {
   return cls == "Functional" || (cls == "Sequential" && !sub.empty() && sub[0]["class_name"] == "InputLayer");
 }
 
+// The keyword arguments that carry masks: Keras 3 records the ones it fills in; tf_keras computes them.
+bool is_mask_kwarg(const std::string& key) {
+  return key == "mask" || key == "query_mask" || key == "value_mask" || key == "key_mask";
+}
+
 Json keras2_triple(const Json& h, const std::set<std::string>& nested) {
   int node = h[1].get<int>() + (nested.count(h[0].get<std::string>()) ? 1 : 0);
   return Json::array({h[0], node, h[2]});
@@ -130,11 +137,15 @@ std::set<std::string> mask_only_op_nodes(const Json& config) {
   for (const Json& l : config["layers"]) {
     const std::string name = l["config"]["name"].get<std::string>();
     const std::string cls = l["class_name"].get<std::string>();
-    if (cls == "keras.src.ops.numpy.NotEqual" || cls == "keras.src.ops.numpy.Any") mask_only.insert(name);
+    if (cls == "keras.src.ops.numpy.NotEqual" || cls == "keras.src.ops.numpy.Any" ||
+        cls == "keras.src.ops.numpy.LogicalOr" || cls == "keras.src.ops.numpy.LogicalAnd" ||
+        cls == "keras.src.ops.core.ConvertToTensor")
+      mask_only.insert(name);
     for (const Json& call : l.value("inbound_nodes", Json::array())) {
       if (!call.is_object()) continue;
       Json data = call;
-      if (data.contains("kwargs")) data["kwargs"].erase("mask");
+      if (data.contains("kwargs"))
+        for (const char* key : {"mask", "query_mask", "value_mask", "key_mask"}) data["kwargs"].erase(key);
       std::vector<const Json*> tensors;
       flatten_tensors(data, &tensors);
       for (const Json* t : tensors) data_users[(*t)["config"]["keras_history"][0].get<std::string>()].insert(name);
@@ -172,8 +183,9 @@ Json keras2_model(const std::string& cls, Json config) {
     for (const Json& l : config["layers"])
       for (const Json& call : l.value("inbound_nodes", Json::array())) {
         std::vector<const Json*> given;
-        if (call.is_object() && call.value("kwargs", Json::object()).contains("mask"))
-          flatten_tensors(call["kwargs"]["mask"], &given);
+        const Json kwargs = call.is_object() ? call.value("kwargs", Json::object()) : Json::object();
+        for (const auto& [key, value] : kwargs.items())
+          if (is_mask_kwarg(key)) flatten_tensors(value, &given);
         for (const Json* t : given)
           if (!masks.count((*t)["config"]["keras_history"][0].get<std::string>()))
             unrepresentable(l["config"], "a mask given by hand (mask=" + (*t)["config"]["keras_history"][0].get<std::string>() +
@@ -190,18 +202,38 @@ Json keras2_model(const std::string& cls, Json config) {
     for (const Json& l : config["layers"])
       if (is_nested_keras2(l)) nested.insert(l["config"]["name"].get<std::string>());
   for (Json& l : config["layers"]) {
+    // tf_keras's MultiHeadAttention.from_config reads the shapes it was built for (null: built at its call).
+    if (l["class_name"] == "MultiHeadAttention") {
+      const Json call = l.value("inbound_nodes", Json::array()).empty() ? Json::object() : l["inbound_nodes"][0];
+      auto shape_of = [&](const Json* t) { return t && is_keras_tensor(*t) ? (*t)["config"].value("shape", Json()) : Json(); };
+      const Json args = call.value("args", Json::array()), kwargs = call.value("kwargs", Json::object());
+      l["config"]["query_shape"] = shape_of(args.empty() ? nullptr : &args[0]);
+      l["config"]["value_shape"] = shape_of(kwargs.contains("value") ? &kwargs["value"] : nullptr);
+      l["config"]["key_shape"] = shape_of(kwargs.contains("key") ? &kwargs["key"] : nullptr);
+    }
     if (l.contains("inbound_nodes")) {
       Json calls = Json::array();
       for (const Json& call : l["inbound_nodes"]) {
         const Json args = call.value("args", Json::array()), kwargs = call.value("kwargs", Json::object());
         std::vector<const Json*> tensors;  // pointers into args / kwargs
         flatten_tensors(args, &tensors);
-        // tf_keras writes an RNN's initial_state tensors as further entries of the call.
+        // tf_keras writes an RNN's initial_state tensors as further entries of the call, other keyword
+        // arguments in a dict beside every entry, tensors there as [layer, node, tensor].
         if (kwargs.contains("initial_state")) flatten_tensors(kwargs["initial_state"], &tensors);
+        std::function<Json(const Json&)> keras2_value = [&](const Json& v) {
+          if (is_keras_tensor(v)) return keras2_triple(v["config"]["keras_history"], nested);
+          if (!v.is_array()) return v;
+          Json out = Json::array();
+          for (const Json& e : v) out.push_back(keras2_value(e));
+          return out;
+        };
+        Json extra = Json::object();
+        for (const auto& [key, value] : kwargs.items())
+          if (key != "initial_state" && !is_mask_kwarg(key)) extra[key] = keras2_value(value);
         Json refs = Json::array();
         for (const Json* t : tensors) {
           Json r = keras2_triple((*t)["config"]["keras_history"], nested);
-          r.push_back(Json::object());
+          r.push_back(extra);
           refs.push_back(r);
         }
         calls.push_back(refs);
@@ -231,9 +263,39 @@ Json keras2_entry(Json e) {
 
 }  // namespace
 
-Json keras3_model_config(const Model& model) { return keras3_entry(model.get_config()); }
+namespace {
+void every_layer(const Layer& l, std::vector<const Layer*>* out) {
+  out->push_back(&l);
+  for (const Layer* s : l.sublayers()) every_layer(*s, out);
+}
+
+// A model whose masks reach layers that compute masked values otherwise in the other Keras (a model
+// read from Keras 3 written for tf_keras, or the reverse) is written, with a warning naming them.
+void warn_if_masks_compute_otherwise(const Model& m, KerasDialect target) {
+  std::vector<const Layer*> layers;
+  every_layer(m.graph(), &layers);
+  bool masks = false;
+  std::string differ;
+  for (const Layer* l : layers) {
+    const Json c = l->class_name() == "Embedding" ? l->get_config() : Json::object();
+    masks = masks || l->class_name() == "Masking" || c.value("mask_zero", false);
+    if (keras2_semantics_differ(l->class_name()) && l->keras2_semantics() != (target == KerasDialect::keras2))
+      differ += (differ.empty() ? "'" : ", '") + l->name() + "' (" + l->class_name() + ")";
+  }
+  if (masks && !differ.empty())
+    warn(kerascpp::detail::concat("Model '", m.graph().name(), "' is written for ", target == KerasDialect::keras2 ? "tf_keras" : "Keras 3",
+                                  ", which computes masked values of ", differ, " otherwise than the Keras it was read from "
+                                  "(a fully masked softmax row, merged masks): outputs at masked steps may differ"));
+}
+}  // namespace
+
+Json keras3_model_config(const Model& model) {
+  warn_if_masks_compute_otherwise(model, KerasDialect::keras3);
+  return keras3_entry(model.get_config());
+}
 
 Json keras2_model_config(const Model& model) {
+  warn_if_masks_compute_otherwise(model, KerasDialect::keras2);
   Json c = model.get_config();
   return Json{{"class_name", c["class_name"]}, {"config", keras2_model(c["class_name"], std::move(c["config"]))}};
 }

@@ -82,6 +82,11 @@ void collect(const Layer& layer, const H5Group& root, const std::string& path, s
   }
 }
 
+// Keras names a list entry after the Python class, which the config may export under another name.
+std::string python_class_name(const std::string& cls) {
+  return cls == "GroupQueryAttention" ? "GroupedQueryAttention" : cls;
+}
+
 void walk(const Layer& layer, const std::string& path, const TreeVisitor& visit, const AttributeLocator& locate) {
   visit(layer, path);
   for (const Layer::SaveableChildren& group : layer.saveable_children()) {
@@ -94,7 +99,7 @@ void walk(const Layer& layer, const std::string& path, const TreeVisitor& visit,
     }
     std::map<std::string, int> used;  // saving_lib._save_container_state's names
     for (const Layer* child : group.layers) {
-      std::string name = to_snake_case(child->class_name());
+      std::string name = to_snake_case(python_class_name(child->class_name()));
       auto it = used.find(name);
       if (it != used.end())
         name += "_" + std::to_string(++it->second);
@@ -117,11 +122,13 @@ void walk_keras3_tree(const Layer& root, const TreeVisitor& visit, const Attribu
 
 void load_keras3_weights(Model& model, const H5Group& root) {
   std::vector<Pending> plan;
-  // Keras 2.12-2.14 .keras archives name a model's layer list "_layer_checkpoint_dependencies".
+  // Keras 2.12-2.14 .keras archives name a model's layer list "_layer_checkpoint_dependencies", and
+  // tf_keras's name attributes as the object holds them ("_query_dense" where Keras 3 has "query_dense").
   auto locate = [&root](const std::string& parent, const std::string& attribute) {
     const std::string path = tree_path(parent, attribute);
-    const std::string legacy = tree_path(parent, "_layer_checkpoint_dependencies");
-    return attribute == "layers" && !root.has(path) && root.has(legacy) ? legacy : path;
+    if (root.has(path)) return path;
+    const std::string legacy = tree_path(parent, attribute == "layers" ? "_layer_checkpoint_dependencies" : "_" + attribute);
+    return root.has(legacy) ? legacy : path;
   };
   walk_keras3_tree(model.graph(), [&](const Layer& l, const std::string& path) { collect(l, root, path, &plan); },
                    locate);

@@ -7,6 +7,8 @@ namespace kerascpp {
 Layer::Layer(const Json& config) : config_(config) {
   name_ = config.value("name", std::string());
   trainable_ = config.value("trainable", true);
+  keras2_ = config.value("kerascpp_keras2", false);
+  config_.erase("kerascpp_keras2");
   // Compute is float32; float16 / bfloat16 / mixed policies keep float32 variables and are computed
   // in float32 here. Anything else (quantized policies, complex, strings) is refused.
   auto it = config.find("dtype");

@@ -90,6 +90,11 @@ void Functional::add_layer(const Json& entry) {
   KCPP_CHECK(!layer_index_.count(layer->name()), ValueError, "The name '", layer->name(),
              "' is used 2 times in model '", name(), "'. All layer names should be unique.");
   layer_index_[layer->name()] = static_cast<int>(layers_.size());
+  // Keys a reader adds for the layer alone ("kerascpp_keras2", io/config_dialect.cpp) are not
+  // part of the model's config.
+  Json& stored = config_["layers"][layers_.size()]["config"];
+  for (auto it = stored.begin(); it != stored.end();)
+    it = it.key().starts_with("kerascpp_") ? stored.erase(it) : std::next(it);
   activity_.push_back(layers::regularizer_from_config(entry["config"].value("activity_regularizer", Json()),
                                                       "Layer '" + layer->name() + "' (" + cls + ")"));
   layers_.push_back(std::move(layer));
@@ -133,41 +138,7 @@ void Functional::build_functional(const Json& config) {
   for (size_t i = 0; i < layers_.size(); ++i) {
     if (layers_[i]->class_name() == "InputLayer") continue;
     const Json& inbound = entries[i].value("inbound_nodes", Json::array());
-    for (size_t k = 0; k < inbound.size(); ++k) {
-      const Json& call = inbound[k];
-      KCPP_CHECK(call.is_object(), ValueError, "Invalid inbound node ", k, " of layer '", layers_[i]->name(),
-                 "' in model '", name(), "': ", call.dump().substr(0, 200));
-      const Json args = call.value("args", Json::array()), kwargs = call.value("kwargs", Json::object());
-      std::vector<const Json*> tensors;  // pointers into args / kwargs
-      flatten_tensors(args, &tensors);
-      const std::vector<std::string> taken = layers_[i]->tensor_kwargs();
-      for (const std::string& key : taken)
-        if (kwargs.contains(key)) flatten_tensors(kwargs[key], &tensors);
-      std::vector<const Json*> mask;  // Keras 3 passes the masks it computed as `mask=`
-      if (kwargs.contains("mask")) flatten_tensors(kwargs["mask"], &mask);
-      KCPP_CHECK(mask.size() <= 1, NotImplementedError, "Layer '", layers_[i]->name(), "' in model '", name(),
-                 "' is called with ", mask.size(), " mask tensors; kerascpp takes one, for the first input");
-      for (const auto& [key, value] : kwargs.items()) {
-        std::vector<const Json*> kw;
-        flatten_tensors(value, &kw);
-        KCPP_CHECK(kw.empty() || key == "mask" || std::find(taken.begin(), taken.end(), key) != taken.end(),
-                   NotImplementedError, "Layer '", layers_[i]->name(), "' in model '", name(),
-                   "' is called with tensors in the keyword argument '", key, "', which kerascpp does not support");
-      }
-      std::string where = "inbound node " + std::to_string(k) + " of layer '" + layers_[i]->name() + "'";
-      for (const Json* t : tensors) nodes_[layer_nodes_[i][k]].inputs.push_back(resolve((*t)["config"]["keras_history"], where));
-      if (!mask.empty()) nodes_[layer_nodes_[i][k]].mask = resolve((*mask[0])["config"]["keras_history"], where);
-      nodes_[layer_nodes_[i][k]].mask_given = kwargs.contains("mask");
-      int& arguments = nodes_[layer_nodes_[i][k]].tensor_arguments;
-      for (const Json& a : args) {
-        std::vector<const Json*> in_arg;
-        flatten_tensors(a, &in_arg);
-        arguments += in_arg.empty() ? 0 : 1;
-      }
-      for (const std::string& key : taken)
-        if (kwargs.contains(key)) ++arguments;
-      KCPP_CHECK(!tensors.empty(), ValueError, "The ", where, " in model '", name(), "' has no input tensors");
-    }
+    for (size_t k = 0; k < inbound.size(); ++k) add_call(static_cast<int>(i), layer_nodes_[i][k], inbound[k], static_cast<int>(k));
   }
   parse_io(config.value("input_layers", Json::array()), &inputs_, &input_names_, false);
   parse_io(config.value("output_layers", Json::array()), &outputs_, &output_names_, true);
@@ -175,6 +146,119 @@ void Functional::build_functional(const Json& config) {
   for (const Ref& r : inputs_)
     KCPP_CHECK(nodes_[r.node].inputs.empty() && layers_[nodes_[r.node].layer]->class_name() == "InputLayer", ValueError,
                "Input '", layers_[nodes_[r.node].layer]->name(), "' of model '", name(), "' is not an InputLayer");
+}
+
+namespace {
+// A call's mask argument, one entry per tensor of the argument it belongs to (null for none): a single
+// mask (or null) goes with the first tensor, a list with the tensors in order.
+void flatten_masks(const Json& j, std::vector<const Json*>* out) {
+  if (j.is_array()) {
+    for (const auto& e : j) flatten_masks(e, out);
+  } else {
+    out->push_back(&j);
+  }
+}
+}  // namespace
+
+// One call of layer `l` (its k-th) from its inbound node in the canonical form {"args", "kwargs"}.
+void Functional::add_call(int l, int id, const Json& call, int k) {
+  const Layer& layer = *layers_[l];
+  const std::string where = "inbound node " + std::to_string(k) + " of layer '" + layer.name() + "'";
+  KCPP_CHECK(call.is_object(), ValueError, "Invalid ", where, " in model '", name(), "': ", call.dump().substr(0, 200));
+  const Json args = call.value("args", Json::array()), kwargs = call.value("kwargs", Json::object());
+  const std::vector<TensorArgument> params = layer.tensor_arguments();
+  const Json accepted = layer.call_options();
+  auto param_of = [&](const std::string& key) {
+    for (size_t p = 0; p < params.size(); ++p)
+      if (params[p].name == key) return static_cast<int>(p);
+    return -1;
+  };
+  Node& n = nodes_[id];
+  // The JSON of each tensor argument: positional ones in order (a layer with one argument takes all of
+  // them, as an op node's operands), then keywords.
+  std::vector<std::vector<const Json*>> values(params.size());
+  std::vector<std::pair<int, const Json*>> masks;  // (argument, its mask JSON)
+  for (size_t j = 0; j < args.size(); ++j) {
+    std::vector<const Json*> in_arg;
+    flatten_tensors(args[j], &in_arg);
+    n.tensor_arguments += in_arg.empty() ? 0 : 1;
+    KCPP_CHECK(j < params.size() || params.size() == 1 || in_arg.empty(), NotImplementedError, "Layer '",
+               layer.name(), "' in model '", name(), "' is called with tensors in positional argument ", j,
+               "; kerascpp knows ", params.size(), " tensor argument(s) of ", layer.class_name());
+    if (!in_arg.empty()) values[std::min(j, params.size() - 1)].push_back(&args[j]);
+  }
+  for (const auto& [key, value] : kwargs.items()) {
+    std::vector<const Json*> tensors;
+    flatten_tensors(value, &tensors);
+    const int p = param_of(key);
+    if (p >= 0) {
+      KCPP_CHECK(values[p].empty(), ValueError, "The ", where, " in model '", name(), "' gives argument '", key,
+                 "' twice");
+      if (!tensors.empty()) values[p].push_back(&value), ++n.tensor_arguments;
+    } else if (key == "mask" || (key.ends_with("_mask") && param_of(key.substr(0, key.size() - 5)) >= 0)) {
+      masks.emplace_back(key == "mask" ? 0 : param_of(key.substr(0, key.size() - 5)), &value);
+    } else if (key == "training") {
+      continue;  // the train step decides; a call fixed to one mode is issue 17's
+    } else {
+      KCPP_CHECK(tensors.empty(), NotImplementedError, "Layer '", layer.name(), "' in model '", name(),
+                 "' is called with tensors in the keyword argument '", key, "', which kerascpp does not support");
+      KCPP_CHECK(accepted.contains(key) || value.is_null(), NotImplementedError, "Layer '", layer.name(), "' (",
+                 layer.class_name(), ") in model '", name(), "' is called with ", key, "=", value.dump().substr(0, 80),
+                 ", which kerascpp does not support");
+      if (!value.is_null()) n.options[key] = value;
+    }
+  }
+  // The inputs, argument by argument; where each argument's tensors start.
+  std::vector<size_t> first(params.size(), 0), count(params.size(), 0);
+  int absent = -1;
+  for (size_t p = 0; p < params.size(); ++p) {
+    first[p] = n.inputs.size();
+    if (values[p].empty() && !params[p].defaults_to.empty()) {
+      const int d = param_of(params[p].defaults_to);
+      KCPP_ASSERT(d >= 0 && d < static_cast<int>(p));
+      for (size_t t = 0; t < count[d]; ++t) n.inputs.push_back(n.inputs[first[d] + t]);
+      count[p] = count[d];
+      continue;
+    }
+    if (values[p].empty()) {
+      if (absent < 0) absent = static_cast<int>(p);
+      continue;
+    }
+    KCPP_CHECK(absent < 0, NotImplementedError, "Layer '", layer.name(), "' in model '", name(), "' is given '",
+               params[p].name, "' without '", params[absent].name, "', which kerascpp does not support");
+    std::vector<const Json*> tensors;
+    for (const Json* v : values[p]) flatten_tensors(*v, &tensors);
+    for (const Json* t : tensors) n.inputs.push_back(resolve((*t)["config"]["keras_history"], where));
+    count[p] = tensors.size();
+  }
+  KCPP_CHECK(!n.inputs.empty(), ValueError, "The ", where, " in model '", name(), "' has no input tensors");
+  // The config keeps arguments after the first by keyword (both Keras dialects read them so), which
+  // is how tf_keras writes them (models saved for Keras 2, io/config_writer.cpp).
+  if (params.size() > 1 && args.size() > 1) {
+    Json normal = call;
+    normal["args"] = Json::array({args[0]});
+    for (size_t j = 1; j < args.size(); ++j) normal["kwargs"][params[j].name] = args[j];
+    config_["layers"][l]["inbound_nodes"][k] = std::move(normal);
+  }
+  n.masks.assign(n.inputs.size(), Ref{});
+  n.mask_given.assign(n.inputs.size(), 0);
+  n.auto_mask.assign(n.inputs.size(), n.tensor_arguments <= 1);
+  for (size_t p = 0; p < params.size() && n.tensor_arguments > 1; ++p)
+    if (params[p].has_mask && !values[p].empty())
+      for (size_t t = 0; t < count[p]; ++t) n.auto_mask[first[p] + t] = 1;
+  for (const auto& [p, value] : masks) {
+    std::vector<const Json*> m;
+    flatten_masks(*value, &m);
+    KCPP_CHECK(m.size() == count[p] || m.size() == 1, NotImplementedError, "Layer '", layer.name(), "' in model '",
+               name(), "' is called with ", m.size(), " masks for '", params[p].name, "', which has ", count[p],
+               " tensor(s)");
+    for (size_t t = 0; t < m.size() && t < count[p]; ++t) {
+      KCPP_CHECK(m[t]->is_null() || is_keras_tensor(*m[t]), NotImplementedError, "Layer '", layer.name(),
+                 "' in model '", name(), "' is called with a mask that is not a tensor: ", m[t]->dump().substr(0, 80));
+      n.mask_given[first[p] + t] = 1;
+      if (!m[t]->is_null()) n.masks[first[p] + t] = resolve((*m[t])["config"]["keras_history"], where);
+    }
+  }
 }
 
 Functional::Ref Functional::resolve(const Json& h, const std::string& where) const {
@@ -215,11 +299,12 @@ void Functional::infer(int id, std::vector<int>* state) {
   Layer& layer = *layers_[n.layer];
   KCPP_CHECK((*state)[id] == 0, ValueError, "The graph of model '", name(), "' has a cycle through layer '", layer.name(), "'");
   (*state)[id] = 1;
-  if (n.mask.node >= 0) {
-    infer(n.mask.node, state);
-    KCPP_CHECK(n.mask.index >= 0 && n.mask.index < static_cast<int>(nodes_[n.mask.node].output_shapes.size()),
-               ValueError, "Layer '", layer.name(), "' in model '", name(), "' takes output ", n.mask.index,
-               " of layer '", layers_[nodes_[n.mask.node].layer]->name(), "' as its mask, which it does not have");
+  for (const Ref& m : n.masks) {
+    if (m.node < 0) continue;
+    infer(m.node, state);
+    KCPP_CHECK(m.index >= 0 && m.index < static_cast<int>(nodes_[m.node].output_shapes.size()), ValueError, "Layer '",
+               layer.name(), "' in model '", name(), "' takes output ", m.index, " of layer '",
+               layers_[nodes_[m.node].layer]->name(), "' as a mask, which it does not have");
   }
   std::vector<Shape> shapes;
   for (const Ref& r : n.inputs) {
@@ -231,7 +316,7 @@ void Functional::infer(int id, std::vector<int>* state) {
     shapes.push_back(outs[r.index]);
   }
   layer.build(shapes);
-  n.output_shapes = layer.compute_output_shape(shapes);
+  n.output_shapes = layer.call_output_shapes(shapes, n.options);
   (*state)[id] = 2;
   order_.push_back(id);
 }
@@ -240,7 +325,8 @@ void Functional::plan() {
   last_use_.assign(nodes_.size(), -1);
   for (size_t s = 0; s < order_.size(); ++s) {
     for (const Ref& r : nodes_[order_[s]].inputs) last_use_[r.node] = static_cast<int>(s);
-    if (nodes_[order_[s]].mask.node >= 0) last_use_[nodes_[order_[s]].mask.node] = static_cast<int>(s);
+    for (const Ref& m : nodes_[order_[s]].masks)
+      if (m.node >= 0) last_use_[m.node] = static_cast<int>(s);
   }
   for (const Ref& r : outputs_) last_use_[r.node] = INT_MAX;
   mask_dropped_ = std::make_unique<std::atomic<bool>[]>(nodes_.size());
@@ -290,21 +376,24 @@ std::vector<Tensor> Functional::call(const std::vector<Tensor>& inputs, const Ca
       in_masks.push_back(masks[r.node].empty() ? Tensor() : masks[r.node][r.index]);
       masked = masked || in_masks.back().defined();
     }
-    // Keras 3 records the mask a call gets as `mask=` (null for none): the call's mask, and the one its
-    // outputs' masks come from when it is not null. Otherwise the first input's carries on.
+    // Keras 3 fills in the masks of some inputs (Node::auto_mask) and records the masks a call was
+    // given (mask=, <argument>_mask=; null for none): those are the call's, and its outputs' masks
+    // come from them when they are not null. tf_keras's calls get every input's propagated mask.
     std::vector<Tensor> call_masks = in_masks;
-    if (n.mask_given) {
-      call_masks[0] = n.mask.node >= 0 ? ops::as_mask(values[n.mask.node][n.mask.index]) : Tensor();
-      if (n.mask.node >= 0) in_masks[0] = call_masks[0];
-      masked = false;
-      for (const Tensor& m : in_masks) masked = masked || m.defined();
-    } else if (!propagated_masks_ && n.tensor_arguments > 1) {
-      call_masks.assign(call_masks.size(), Tensor());  // Keras 3 fills in `mask` for one tensor argument only
+    for (size_t i = 0; !propagated_masks_ && i < n.auto_mask.size(); ++i)
+      if (!n.auto_mask[i]) call_masks[i] = Tensor();
+    for (size_t i = 0; i < n.mask_given.size(); ++i) {
+      if (!n.mask_given[i]) continue;
+      call_masks[i] = n.masks[i].node >= 0 ? ops::as_mask(values[n.masks[i].node][n.masks[i].index]) : Tensor();
+      if (call_masks[i].defined()) in_masks[i] = call_masks[i];
     }
+    masked = false;
+    for (const Tensor& m : in_masks) masked = masked || m.defined();
     bool call_masked = false;
     for (const Tensor& m : call_masks) call_masked = call_masked || m.defined();
     CallContext layer_ctx = ctx;
     layer_ctx.masks = call_masked && layer.supports_masking() ? &call_masks : nullptr;
+    layer_ctx.options = n.options.empty() ? nullptr : &n.options;
     if (masked && !layer.supports_masking() && !mask_dropped_[order_[s]].exchange(true))
       warn(kerascpp::detail::concat("Layer '", layer.name(), "' (of type ", layer.class_name(),
            ") was passed an input with a mask attached to it. However, this layer does not support masking and "
@@ -318,6 +407,9 @@ std::vector<Tensor> Functional::call(const std::vector<Tensor>& inputs, const Ca
       if (any) masks[order_[s]] = std::move(out_masks);
       masks[order_[s]].resize(any ? values[order_[s]].size() : 0);
     }
+    if (!propagated_masks_ && layer.clears_input_masks())
+      for (const Ref& r : n.inputs)
+        if (!masks[r.node].empty()) masks[r.node][r.index] = Tensor();
     if (ctx.losses && activity_[n.layer].active())
       for (const Tensor& t : values[order_[s]]) {
         const layers::Regularizer& r = activity_[n.layer];
@@ -327,8 +419,8 @@ std::vector<Tensor> Functional::call(const std::vector<Tensor>& inputs, const Ca
     KCPP_ASSERT(values[order_[s]].size() == n.output_shapes.size());
     for (const Ref& r : n.inputs)
       if (last_use_[r.node] == static_cast<int>(s)) values[r.node].clear(), masks[r.node].clear();
-    if (n.mask.node >= 0 && last_use_[n.mask.node] == static_cast<int>(s))
-      values[n.mask.node].clear(), masks[n.mask.node].clear();
+    for (const Ref& m : n.masks)
+      if (m.node >= 0 && last_use_[m.node] == static_cast<int>(s)) values[m.node].clear(), masks[m.node].clear();
   }
   std::vector<Tensor> out;
   for (const Ref& r : outputs_) out.push_back(values[r.node][r.index]);

@@ -56,9 +56,15 @@ class Functional : public Layer {
   struct Node {
     int layer = -1;  // index into layers_
     std::vector<Ref> inputs;
-    Ref mask;  // a `mask` keyword argument (Keras 3 records the masks it computes): the first input's
-    bool mask_given = false;  // `mask` present in the call, perhaps null (then the call gets none)
+    // Per input, the mask the call was given (`mask=` or `<argument>_mask=`; Keras 3 records the masks
+    // it fills in), when mask_given says one was: node -1 when it was given as null (the call gets none).
+    std::vector<Ref> masks;
+    std::vector<char> mask_given;
+    // Per input, whether Keras 3 fills in its mask: every input of a call with one tensor argument,
+    // else those of arguments with a `<name>_mask` parameter. tf_keras passes every input's.
+    std::vector<char> auto_mask;
     int tensor_arguments = 0;  // positional and keyword arguments that hold tensors
+    Json options = Json::object();  // keyword arguments that are not tensors, for CallContext::options
     std::vector<Shape> output_shapes;
     bool shaped = false;
   };
@@ -66,6 +72,7 @@ class Functional : public Layer {
   void build_sequential(const Json& config);
   void build_functional(const Json& config);
   void add_layer(const Json& entry);
+  void add_call(int layer, int node, const Json& call, int k);
   Ref resolve(const Json& history, const std::string& where) const;
   void parse_io(const Json& spec, std::vector<Ref>* refs, std::vector<std::string>* names, bool outputs);
   void infer(int node, std::vector<int>* state);

@@ -30,6 +30,9 @@ int normalize_axis(int axis, int rank);
 Tensor matmul(const Tensor& a, const Tensor& b);
 // a: (batch, m, k), b: (batch, k, n) -> (batch, m, n)
 Tensor batch_matmul(const Tensor& a, const Tensor& b);
+// numpy.einsum of two float32 operands ("abc,cd->abd", "aecd,abcd->acbe"): distinct letters per
+// operand, no ellipsis (expand it first). One (batched) matrix product between transposes.
+Tensor einsum(std::string_view equation, const Tensor& a, const Tensor& b);
 // x: (..., c), bias: (c,) -> x + bias
 Tensor bias_add(const Tensor& x, const Tensor& bias);
 

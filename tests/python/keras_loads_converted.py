@@ -72,6 +72,12 @@ def main():
             path = os.path.join(d, model_file)
             if not os.path.exists(path):
                 continue  # that dialect cannot express this model; convert refused it
+            want_here = want
+            if os.path.exists(path + ".warned"):  # the other Keras computes masked values otherwise
+                want_here = numbered(d, "other_output_")
+                if not want_here:
+                    print(f"skip {path} (written with a warning that masked values differ; no outputs of that Keras)")
+                    continue
             if model_file == "k3.h5" and keras3_cannot_read_own_h5(d):
                 print(f"skip {path} (Keras 3 cannot load this model from its own .h5 either)")
                 continue
@@ -90,10 +96,10 @@ def main():
                 if isinstance(got, dict):
                     got = [got[k] for k in sorted(got)]
                 got = got if isinstance(got, (list, tuple)) else [got]
-                bounds = fixture_tolerance.bounds(d, len(want), a.tol)
-                errs = [fixture_tolerance.worst(g, w) for g, w in zip(got, want)]
+                bounds = fixture_tolerance.bounds(d, len(want_here), a.tol)
+                errs = [fixture_tolerance.worst(g, w) for g, w in zip(got, want_here)]
                 err = f"{max(errs):.3g} of the output's scale"
-                ok = len(got) == len(want) and all(e <= b for e, b in zip(errs, bounds))
+                ok = len(got) == len(want_here) and all(e <= b for e, b in zip(errs, bounds))
             except Exception as e:  # noqa: BLE001 - report every failure, go on
                 ok, err = False, f"{type(e).__name__}: {str(e)[:300]}"
             print(f"{'ok  ' if ok else 'FAIL'} {path} {err}")

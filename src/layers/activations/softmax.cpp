@@ -1,4 +1,5 @@
 // keras.layers.Softmax over one axis (default -1).
+#include "layers/attention/attention_masks.h"
 #include "layers/config_utils.h"
 #include "layers/layer_list.h"
 #include "ops/ops.h"
@@ -24,9 +25,12 @@ class Softmax : public Layer {
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext& ctx) const override {
     const Tensor mask = ctx.mask(0);
     if (!mask.defined()) return {ops::softmax(in[0], axis_)};
-    // Keras 3: masked positions get -1e9 added (mask broadcast against the input, numpy style).
-    const Tensor adder = ops::scale_shift(mask, 1e9f, -1e9f);
-    return {ops::softmax(ops::binary(ops::BinaryOp::add, in[0], adder), axis_)};
+    // Masked positions (mask broadcast against the input, numpy style) are sent to -1e9; Keras 3 then
+    // zeroes them (a fully masked row comes out zeros), tf_keras leaves them.
+    const int rank = in[0].rank(), axis = ops::normalize_axis(axis_, rank);
+    KCPP_CHECK(axis == rank - 1, NotImplementedError, "Layer '", name(), "' (Softmax): a mask with a softmax over "
+               "axis ", axis_, " (not the last) is not supported");
+    return {masked_softmax(in[0], mask, 1, keras2_semantics() ? MaskedRows::uniform : MaskedRows::zero)};
   }
 
  private:

@@ -39,10 +39,17 @@ std::vector<Tensor> BaseMerge::call(const std::vector<Tensor>& in, const CallCon
 }
 
 std::vector<Tensor> BaseMerge::compute_mask(const std::vector<Tensor>&, const std::vector<Tensor>& masks) const {
-  Tensor all;
-  for (const Tensor& m : masks)
-    if (m.defined()) all = all.defined() ? ops::binary(ops::BinaryOp::multiply, all, m) : m;
-  return {all};
+  // tf_keras: the and of the masks given; Keras 3: none unless every input has one, then their or.
+  Tensor merged;
+  for (const Tensor& m : masks) {
+    if (!m.defined()) {
+      if (keras2_semantics()) continue;
+      return {Tensor()};
+    }
+    const ops::BinaryOp combine = keras2_semantics() ? ops::BinaryOp::multiply : ops::BinaryOp::maximum;
+    merged = merged.defined() ? ops::binary(combine, merged, m) : m;
+  }
+  return {merged};
 }
 
 }  // namespace kerascpp::layers

@@ -55,8 +55,10 @@ class Concatenate : public Layer {
       }
       full.push_back(m);
     }
-    const Tensor none_masked = ops::any(ops::scale_shift(ops::concatenate(full, axis_), -1.f, 1.f), {-1});
-    return {ops::scale_shift(none_masked, -1.f, 1.f)};  // all(m) = not any(not m)
+    const Tensor joined = ops::concatenate(full, axis_);
+    if (!keras2_semantics()) return {ops::any(joined, {-1})};  // Keras 3: any over the last axis
+    const Tensor none_masked = ops::any(ops::scale_shift(joined, -1.f, 1.f), {-1});
+    return {ops::scale_shift(none_masked, -1.f, 1.f)};  // tf_keras: all(m) = not any(not m)
   }
 
  private:

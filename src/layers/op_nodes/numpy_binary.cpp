@@ -1,8 +1,8 @@
 // The keras.ops calls that Keras 3 records as nodes of a functional graph when a model is built
 // with them or with operators on Keras tensors (keras/src/ops/numpy.py: Add, Subtract, Multiply,
-// Divide, TrueDivide, Maximum, Minimum, NotEqual), and Any. MobileNetV3 writes `x + 3.0` and
+// Divide, TrueDivide, Maximum, Minimum, NotEqual, LogicalOr, LogicalAnd), Any and ConvertToTensor. MobileNetV3 writes `x + 3.0` and
 // `x * (1 / 6)`, ConvNeXt `inputs + x`; Embedding(mask_zero) and Masking write their masks as
-// not_equal(x, 0) and any(not_equal(x, v), axis=-1). The binary ones take two operands, tensors or
+// not_equal(x, 0) and any(not_equal(x, v), axis=-1), merges combine masks with logical_or. The binary ones take two operands, tensors or
 // numbers, with numpy broadcasting; booleans are float32 1 / 0 (how kerascpp carries masks).
 //
 // Canonical class names carry the Keras module ("keras.src.ops.numpy.Add"), since Add and Multiply
@@ -13,6 +13,7 @@
 #include "ops/ops.h"
 
 namespace kerascpp::layers {
+using ops::BinaryOp;
 namespace {
 
 class NumpyBinary : public Layer {
@@ -86,9 +87,32 @@ template <ops::BinaryOp op>
 Tensor binary(const Tensor& a, const Tensor& b) {
   return ops::binary(op, a, b);
 }
+// logical_or / logical_and of masks (any dtype, nonzero is true) as 1 / 0.
+Tensor logical_or(const Tensor& a, const Tensor& b) {
+  return ops::binary(BinaryOp::maximum, ops::as_mask(a), ops::as_mask(b));
+}
+Tensor logical_and(const Tensor& a, const Tensor& b) {
+  return ops::binary(BinaryOp::multiply, ops::as_mask(a), ops::as_mask(b));
+}
+
+// keras.ops.convert_to_tensor(x) on a tensor: x itself. Keras 3 records it where a layer's
+// compute_mask converts a mask (Attention's); a dtype, sparse or ragged argument is refused.
+class ConvertToTensor : public Layer {
+ public:
+  explicit ConvertToTensor(const Json& config) : Layer(config) {
+    for (const char* key : {"dtype", "sparse", "ragged"})
+      KCPP_CHECK(config.value(key, Json()).is_null() || config[key] == false, NotImplementedError, "Operation '",
+                 name(), "' (ConvertToTensor) with ", key, "=", config[key].dump(), " is not supported");
+  }
+  std::string class_name() const override { return "keras.src.ops.core.ConvertToTensor"; }
+  std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
+    expect_inputs(in, 1);
+    return in;
+  }
+  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override { return in; }
+};
 
 }  // namespace
-using ops::BinaryOp;
 #define KCPP_NUMPY_BINARY(factory, cls, fn) \
   LayerPtr factory(const Json& c) { return std::make_shared<NumpyBinary>(c, "keras.src.ops.numpy." cls, fn); }
 KCPP_NUMPY_BINARY(make_numpy_add, "Add", binary<BinaryOp::add>)
@@ -99,6 +123,9 @@ KCPP_NUMPY_BINARY(make_numpy_true_divide, "TrueDivide", binary<BinaryOp::divide>
 KCPP_NUMPY_BINARY(make_numpy_maximum, "Maximum", binary<BinaryOp::maximum>)
 KCPP_NUMPY_BINARY(make_numpy_minimum, "Minimum", binary<BinaryOp::minimum>)
 KCPP_NUMPY_BINARY(make_numpy_not_equal, "NotEqual", ops::not_equal)
+KCPP_NUMPY_BINARY(make_numpy_logical_or, "LogicalOr", logical_or)
+KCPP_NUMPY_BINARY(make_numpy_logical_and, "LogicalAnd", logical_and)
 #undef KCPP_NUMPY_BINARY
 LayerPtr make_numpy_any(const Json& c) { return std::make_shared<NumpyAny>(c); }
+LayerPtr make_convert_to_tensor(const Json& c) { return std::make_shared<ConvertToTensor>(c); }
 }  // namespace kerascpp::layers

@@ -12,6 +12,23 @@
 
 namespace kerascpp::layers {
 
+// The random stream of one layer in one training step: from the step's seed and the layer's name, so
+// that two layers never share a mask.
+inline std::mt19937_64 layer_rng(const CallContext& ctx, const std::string& layer_name) {
+  return std::mt19937_64(ctx.seed ^ (std::hash<std::string>()(layer_name) * 0x9E3779B97F4A7C15ull));
+}
+
+// Keras's dropout (keras/src/random/random.py): x * mask / (1 - rate), the mask drawn over
+// noise_shape (1 on the dims it shares) and broadcast to x.
+inline Tensor keras_dropout(const Tensor& x, float rate, const Shape& noise_shape, std::mt19937_64& rng) {
+  if (rate <= 0.f) return x;
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  const float keep = 1.f - rate;
+  Tensor mask = Tensor::empty(noise_shape);
+  for (int64_t i = 0; i < mask.size(); ++i) mask.data<float>()[i] = u(rng) < keep ? 1.f / keep : 0.f;
+  return ops::binary(ops::BinaryOp::multiply, x, mask);
+}
+
 class InferenceIdentity : public Layer {
  public:
   using Layer::Layer;
@@ -21,7 +38,7 @@ class InferenceIdentity : public Layer {
   }
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext& ctx) const override {
     if (!ctx.training) return in;
-    std::mt19937_64 rng(ctx.seed ^ (std::hash<std::string>()(name()) * 0x9E3779B97F4A7C15ull));
+    std::mt19937_64 rng = layer_rng(ctx, name());
     return {train(in[0], rng, ctx)};
   }
 
@@ -35,14 +52,8 @@ class InferenceIdentity : public Layer {
     for (int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = f();
     return t;
   }
-  // Keras's dropout (keras/src/random/random.py): x * mask / (1 - rate), the mask drawn over
-  // noise_shape (1 on the dims it shares) and broadcast to x.
   static Tensor dropout(const Tensor& x, float rate, const Shape& noise_shape, std::mt19937_64& rng) {
-    if (rate <= 0.f) return x;
-    std::uniform_real_distribution<float> u(0.f, 1.f);
-    const float keep = 1.f - rate;
-    Tensor mask = draw(noise_shape, [&] { return u(rng) < keep ? 1.f / keep : 0.f; });
-    return ops::binary(ops::BinaryOp::multiply, x, mask);
+    return keras_dropout(x, rate, noise_shape, rng);
   }
 };
 

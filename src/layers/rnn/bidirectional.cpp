@@ -62,7 +62,7 @@ class Bidirectional : public Layer {
   }
   std::string class_name() const override { return "Bidirectional"; }
   bool supports_masking() const override { return true; }
-  std::vector<std::string> tensor_kwargs() const override { return {"initial_state"}; }
+  std::vector<TensorArgument> tensor_arguments() const override { return {{"sequences"}, {"initial_state"}}; }
   std::vector<Layer*> sublayers() const override { return {forward_.get(), backward_.get()}; }
   std::vector<SaveableChildren> saveable_children() const override {
     return {{"forward_layer", {forward_.get()}, false}, {"backward_layer", {backward_.get()}, false}};

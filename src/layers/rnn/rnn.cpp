@@ -6,6 +6,7 @@
 
 #include "layers/config_utils.h"
 #include "layers/layer_list.h"
+#include "layers/regularization/inference_identity.h"
 #include "ops/ops.h"
 #include "ops/tape.h"
 
@@ -95,7 +96,7 @@ std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_
   }
   Tensor xin = x, recurrent_mask;
   if (ctx.training && (cell_->dropout() > 0.f || cell_->recurrent_dropout() > 0.f)) {
-    std::mt19937_64 rng(ctx.seed ^ (std::hash<std::string>()(name()) * 0x9E3779B97F4A7C15ull));
+    std::mt19937_64 rng = layer_rng(ctx, name());
     if (cell_->dropout() > 0.f) xin = mul(x, dropout_mask({batch, 1, x.dim(2)}, cell_->dropout(), rng));
     if (cell_->recurrent_dropout() > 0.f) recurrent_mask = dropout_mask({batch, units}, cell_->recurrent_dropout(), rng);
   }

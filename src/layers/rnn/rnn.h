@@ -18,7 +18,7 @@ class Rnn : public Layer {
   Rnn(const Json& config, std::string cls, std::shared_ptr<RnnCell> cell);
   std::string class_name() const override { return cls_; }
   bool supports_masking() const override { return true; }
-  std::vector<std::string> tensor_kwargs() const override { return {"initial_state"}; }
+  std::vector<TensorArgument> tensor_arguments() const override { return {{"sequences"}, {"initial_state"}}; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override;
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext& ctx) const override;
   // The same with the mask given (Bidirectional hands its mask to both directions, initial_state or not).

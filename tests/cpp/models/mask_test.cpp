@@ -92,13 +92,14 @@ TEST(Masks, AMaskGivenByHandCannotBeSavedForTfKeras) {
 
 // Two token inputs, each embedded with mask_zero, added (masks and-ed), then an LSTM over the sum and a
 // Flatten of the first embedding (which drops its mask).
-Model masked_model() {
+// keras2: the Add as read from a tf_keras file (io/config_dialect.cpp marks it).
+Model masked_model(bool keras2 = true, bool mask_zero = true) {
   Json layers = Json::array({
       entry("InputLayer", {{"name", "a"}, {"batch_shape", {nullptr, 4}}}, {}),
       entry("InputLayer", {{"name", "b"}, {"batch_shape", {nullptr, 4}}}, {}),
-      entry("Embedding", {{"name", "ea"}, {"input_dim", 5}, {"output_dim", 2}, {"mask_zero", true}}, {tensor("a")}),
-      entry("Embedding", {{"name", "eb"}, {"input_dim", 5}, {"output_dim", 2}, {"mask_zero", true}}, {tensor("b")}),
-      entry("Add", {{"name", "add"}}, {tensor("ea"), tensor("eb")}),
+      entry("Embedding", {{"name", "ea"}, {"input_dim", 5}, {"output_dim", 2}, {"mask_zero", mask_zero}}, {tensor("a")}),
+      entry("Embedding", {{"name", "eb"}, {"input_dim", 5}, {"output_dim", 2}, {"mask_zero", mask_zero}}, {tensor("b")}),
+      entry("Add", {{"name", "add"}, {"kerascpp_keras2", keras2}}, {tensor("ea"), tensor("eb")}),
       entry("LSTM", {{"name", "lstm"}, {"units", 3}, {"return_sequences", true}}, {tensor("add")}),
       entry("Flatten", {{"name", "flat"}}, {tensor("ea")}),
   });
@@ -111,7 +112,15 @@ Model masked_model() {
   return with_weights(model_from_json(config.dump()), 0.1f, 1.01f);
 }
 
-TEST(Masks, MergesAndTheMasksAndAnRnnSkipsTheMaskedSteps) {
+TEST(Masks, Keras3MergesOrTheMasks) {
+  const Tensor a = Tensor::from_vector({1, 4}, {1, 2, 3, 0}), b = Tensor::from_vector({1, 4}, {4, 0, 1, 2});
+  // or-ed mask: every step kept, as without masks.
+  const Tensor y = masked_model(false).predict({a, b})[0], plain = masked_model(false, false).predict({a, b})[0];
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(y.data<float>()[i], plain.data<float>()[i]);
+  EXPECT_FALSE(masked_model(false).to_json(KerasDialect::keras3).find("kerascpp_") != std::string::npos);
+}
+
+TEST(Masks, TfKerasMergesAndTheMasksAndAnRnnSkipsTheMaskedSteps) {
   Model m = masked_model();
   const Tensor a = Tensor::from_vector({1, 4}, {1, 2, 3, 0}), b = Tensor::from_vector({1, 4}, {4, 0, 1, 2});
   const Tensor y = m.predict({a, b})[0];

@@ -1,0 +1,21 @@
+// keras.layers.Identity: returns its input, mask included.
+#include "layers/layer_list.h"
+
+namespace kerascpp::layers {
+namespace {
+
+class Identity : public Layer {
+ public:
+  using Layer::Layer;
+  std::string class_name() const override { return "Identity"; }
+  bool supports_masking() const override { return true; }
+  std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
+    expect_inputs(in, 1);
+    return in;
+  }
+  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override { return in; }
+};
+
+}  // namespace
+LayerPtr make_identity(const Json& c) { return std::make_shared<Identity>(c); }
+}  // namespace kerascpp::layers
