@@ -150,3 +150,65 @@ TEST(Masks, ALayerThatCannotTakeAMaskDropsItWithKerassWarningOnce) {
 
 }  // namespace
 }  // namespace kerascpp
+
+namespace kerascpp {
+namespace {
+
+Model attention_model(Json kwargs, std::vector<Json> args) {
+  Json mha = entry("MultiHeadAttention", {{"name", "mha"}, {"num_heads", 2}, {"key_dim", 2}}, {});
+  mha["inbound_nodes"] = Json::array({{{"args", args}, {"kwargs", kwargs}}});
+  Json layers = Json::array({entry("InputLayer", {{"name", "q"}, {"batch_shape", {nullptr, 3, 4}}}, {}),
+                             entry("InputLayer", {{"name", "v"}, {"batch_shape", {nullptr, 5, 4}}}, {}), mha});
+  Json outputs = kwargs.value("return_attention_scores", false) ? Json{{"mha", 0, 0}, {"mha", 0, 1}} : Json{{"mha", 0, 0}};
+  Json config = {{"class_name", "Functional"},
+                 {"config", {{"name", "m"}, {"layers", layers}, {"input_layers", {{"q", 0, 0}, {"v", 0, 0}}},
+                             {"output_layers", outputs}}}};
+  return with_weights(model_from_json(config.dump()), 0.3f, 1.02f);
+}
+
+TEST(CallArguments, OptionsAndTensorsByPositionOrKeywordReachTheLayer) {
+  const Tensor q = Tensor::from_vector({1, 3, 4}, std::vector<float>(12, 0.5f));
+  std::vector<float> vv(20);
+  for (int i = 0; i < 20; ++i) vv[i] = 0.1f * i;
+  const Tensor v = Tensor::from_vector({1, 5, 4}, vv);
+  // value by position or by keyword: the same call.
+  Model positional = attention_model({{"use_causal_mask", true}}, {tensor("q"), tensor("v")});
+  Model keyword = attention_model({{"use_causal_mask", true}, {"value", tensor("v")}}, {tensor("q")});
+  const Tensor a = positional.predict({q, v})[0], b = keyword.predict({q, v})[0];
+  for (int i = 0; i < a.size(); ++i) EXPECT_EQ(a.data<float>()[i], b.data<float>()[i]);
+  // The config keeps the value by keyword and the option.
+  EXPECT_NE(positional.to_json().find("\"use_causal_mask\":true"), std::string::npos);
+  EXPECT_NE(positional.to_json().find("\"value\":{"), std::string::npos);
+  // return_attention_scores adds the scores: (batch, heads, 3, 5), causal (query 0 sees value 0 only).
+  Model scored = attention_model({{"use_causal_mask", true}, {"return_attention_scores", true}}, {tensor("q"), tensor("v")});
+  const std::vector<Tensor> out = scored.predict({q, v});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].shape(), (Shape{1, 2, 3, 5}));
+  EXPECT_FLOAT_EQ(out[1].data<float>()[0], 1.f);
+  EXPECT_EQ(out[1].data<float>()[1], 0.f);
+}
+
+TEST(CallArguments, UnknownOptionsAndTensorKeywordsAreRefusedByName) {
+  auto error_of = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error_of([] { attention_model({{"use_flash", true}}, {tensor("q"), tensor("v")}); })
+                .find("Layer 'mha' (MultiHeadAttention) in model 'm' is called with use_flash=true"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { attention_model({{"bias", tensor("v")}}, {tensor("q"), tensor("v")}); })
+                .find("tensors in the keyword argument 'bias'"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { attention_model({{"value", tensor("v")}}, {tensor("q"), tensor("v")}); })
+                .find("gives argument 'value' twice"),
+            std::string::npos);
+  // training is the train step's to decide; a null option is Keras's default.
+  EXPECT_EQ(error_of([] { attention_model({{"training", false}, {"attention_mask", nullptr}}, {tensor("q"), tensor("v")}); }), "");
+}
+
+}  // namespace
+}  // namespace kerascpp
