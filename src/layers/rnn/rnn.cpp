@@ -50,12 +50,12 @@ std::vector<Shape> Rnn::compute_output_shape(const std::vector<Shape>& in) const
              " initial state(s). Received: ", in.size() - 1);
   const int64_t batch = in[0][0], units = cell_->units();
   for (size_t i = 1; i < in.size(); ++i)
-    KCPP_CHECK(in[i].size() == 2 && in[i][1] == units && (batch < 0 || in[i][0] < 0 || in[i][0] == batch), ValueError,
-               "Initial state ", i - 1, " of layer '", name(), "' (", cls_, ") must have shape (", batch, ", ", units,
-               "). Received: ", shape_str(in[i]));
+    KCPP_CHECK(in[i].size() == 2 && in[i][1] == cell_->state_units(i - 1) && (batch < 0 || in[i][0] < 0 || in[i][0] == batch),
+               ValueError, "Initial state ", i - 1, " of layer '", name(), "' (", cls_, ") must have shape (", batch, ", ",
+               cell_->state_units(i - 1), "). Received: ", shape_str(in[i]));
   std::vector<Shape> out{return_sequences_ ? Shape{batch, in[0][1], units} : Shape{batch, units}};
   if (return_state_)
-    for (size_t i = 0; i < n; ++i) out.push_back({batch, units});
+    for (size_t i = 0; i < n; ++i) out.push_back({batch, cell_->state_units(i)});
   return out;
 }
 
@@ -81,7 +81,7 @@ std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_
   const int64_t batch = x.dim(0), steps = x.dim(1), units = cell_->units();
   std::vector<Tensor> states(in.begin() + 1, in.end());
   if (states.empty())
-    for (size_t i = 0; i < cell_->state_count(); ++i) states.push_back(Tensor::zeros({batch, units}));
+    for (size_t i = 0; i < cell_->state_count(); ++i) states.push_back(Tensor::zeros({batch, cell_->state_units(i)}));
   // Both loops keep a step where the mask is nonzero; only other dtypes need converting (graph masks
   // are float32 already).
   const Tensor mask =
@@ -94,11 +94,14 @@ std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_
     std::vector<Tensor> fast = run_fast(x, states, mask);
     if (!fast.empty()) return fast;
   }
+  KCPP_CHECK(!ctx.training || !cell_->inner_dropout(), NotImplementedError, "Layer '", name(), "' (", cls_,
+             "): training a stack of cells with dropout or recurrent_dropout is not supported");
   Tensor xin = x, recurrent_mask;
   if (ctx.training && (cell_->dropout() > 0.f || cell_->recurrent_dropout() > 0.f)) {
     std::mt19937_64 rng = layer_rng(ctx, name());
     if (cell_->dropout() > 0.f) xin = mul(x, dropout_mask({batch, 1, x.dim(2)}, cell_->dropout(), rng));
-    if (cell_->recurrent_dropout() > 0.f) recurrent_mask = dropout_mask({batch, units}, cell_->recurrent_dropout(), rng);
+    if (cell_->recurrent_dropout() > 0.f)
+      recurrent_mask = dropout_mask({batch, cell_->state_units(0)}, cell_->recurrent_dropout(), rng);
   }
   const Tensor xp = cell_->project(xin);  // every step's input product in one matmul
   const int64_t width = xp.dim(2);
@@ -108,7 +111,7 @@ std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_
     const int64_t t = go_backwards_ ? steps - 1 - s : s;
     const Tensor xp_t = ops::slice(xp, {0, t, 0}, {batch, 1, width}).reshape({batch, width});
     std::vector<Tensor> next = cell_->step(xp_t, states, recurrent_mask);
-    Tensor out = next[0];
+    Tensor out = next[cell_->output_state()];
     if (mask.defined()) {  // a masked step keeps the states and repeats the output (or gives zeros)
       const Tensor m = ops::slice(mask, {0, t}, {batch, 1});
       for (size_t i = 0; i < next.size(); ++i) next[i] = ops::where(m, next[i], states[i]);
@@ -135,7 +138,7 @@ std::vector<Tensor> Rnn::run_fast(const Tensor& x, const std::vector<Tensor>& in
   std::vector<Tensor> states, next;
   for (size_t i = 0; i < count; ++i) {
     states.push_back(initial[i].copy());
-    next.push_back(Tensor::empty({batch, units}));
+    next.push_back(Tensor::empty({batch, cell_->state_units(i)}));
   }
   Tensor output = Tensor::zeros({batch, units});
   Tensor sequence = return_sequences_ ? Tensor::empty({batch, steps, units}) : Tensor();
@@ -155,7 +158,7 @@ std::vector<Tensor> Rnn::run_fast(const Tensor& x, const std::vector<Tensor>& in
       for (size_t i = 0; i < count; ++i)  // a masked step keeps the states
         if (keep) std::copy(out[i] + b * units, out[i] + (b + 1) * units, states[i].data<float>() + b * units);
       if (keep)
-        std::copy(out[0] + b * units, out[0] + (b + 1) * units, y + b * units);
+        std::copy(out[cell_->output_state()] + b * units, out[cell_->output_state()] + (b + 1) * units, y + b * units);
       else if (zero_output_for_mask_)
         std::fill(y + b * units, y + (b + 1) * units, 0.f);
       if (return_sequences_) std::copy(y + b * units, y + (b + 1) * units, sequence.data<float>() + (b * steps + s) * units);
@@ -170,9 +173,12 @@ std::vector<Tensor> Rnn::run_fast(const Tensor& x, const std::vector<Tensor>& in
 LayerPtr make_rnn(const Json& c) {
   const std::string who = "Layer '" + c.value("name", std::string()) + "' (RNN)";
   const Json spec = c.contains("cell") ? c["cell"] : Json();
-  KCPP_CHECK(!spec.is_array() && !(spec.is_object() && spec.value("class_name", Json()) == "StackedRNNCells"),
-             NotImplementedError, who,
-             " runs a stack of cells (StackedRNNCells), which kerascpp does not support yet");
+  if (spec.is_array()) return std::make_shared<Rnn>(c, "RNN", make_stacked_rnn_cells(spec, c.value("name", std::string())));
+  if (spec.is_object() && spec.value("class_name", Json()) == "StackedRNNCells") {
+    const Json& sc = spec.value("config", Json::object());
+    const std::string stack = sc.value("name", std::string("stacked_rnn_cells"));
+    return std::make_shared<Rnn>(c, "RNN", make_stacked_rnn_cells(sc.value("cells", Json()), c.value("name", std::string()) + "/" + stack));
+  }
   KCPP_CHECK(spec.is_object() && spec.value("class_name", Json()).is_string() && spec.contains("config") && spec.value("config", Json()).is_object(),
              ValueError, who, ": `cell` must be a serialized cell. Received: ", spec.dump().substr(0, 200));
   const std::string cls = spec["class_name"].get<std::string>();

@@ -6,7 +6,8 @@
 // output (zeros with zero_output_for_mask); the output keeps the mask with return_sequences. Which mask
 // a call with initial_state tensors gets follows the file's Keras (models/functional.h). go_backwards runs from the last
 // step and returns the outputs in that order. dropout / recurrent_dropout act in training, with one mask
-// per sequence. Refused by name: stateful=True, time_major=True.
+// per sequence. The cell may be a StackedRNNCells (states: every cell's, in order). Refused by name:
+// stateful=True, time_major=True.
 #pragma once
 
 #include "layers/rnn/rnn_cell.h"

@@ -1,5 +1,7 @@
 #include "layers/rnn/rnn_cell.h"
 
+#include <map>
+
 #include "core/naming.h"
 #include "layers/config_utils.h"
 #include "kernels/elementwise.h"
@@ -218,7 +220,7 @@ std::vector<Tensor> RnnCell::call(const std::vector<Tensor>& in, const CallConte
   return s;
 }
 
-std::shared_ptr<RnnCell> make_rnn_cell(const std::string& cell_class, const Json& layer_config) {
+std::shared_ptr<RnnCell> make_rnn_cell(const std::string& cell_class, const Json& layer_config, const std::string& name) {
   Json c = Json::object();
   for (const char* k : {"units", "activation", "recurrent_activation", "use_bias", "dropout", "recurrent_dropout",
                         "reset_after", "kernel_regularizer", "recurrent_regularizer", "bias_regularizer", "dtype",
@@ -227,11 +229,108 @@ std::shared_ptr<RnnCell> make_rnn_cell(const std::string& cell_class, const Json
   if (cell_class == "SimpleRNNCell") c.erase("recurrent_activation");
   // Training finds a variable's regularizer under "<variable>_regularizer" (training/compile.cpp).
   if (c.contains("recurrent_regularizer")) c["recurrent_kernel_regularizer"] = c["recurrent_regularizer"];
-  c["name"] = layer_config.value("name", std::string()) + "/" + to_snake_case(cell_class);
+  c["name"] = !name.empty() ? name : layer_config.value("name", std::string()) + "/" + to_snake_case(cell_class);
   if (cell_class == "SimpleRNNCell") return std::make_shared<SimpleRnnCell>(c);
   if (cell_class == "LSTMCell") return std::make_shared<LstmCell>(c);
   KCPP_ASSERT(cell_class == "GRUCell");
   return std::make_shared<GruCell>(c);
+}
+
+namespace {
+
+class StackedRnnCells : public RnnCell {
+ public:
+  StackedRnnCells(std::vector<std::shared_ptr<RnnCell>> cells, const std::string& name)
+      : RnnCell(Json{{"name", name}, {"units", cells.back()->units()}}, "StackedRNNCells", 1), cells_(std::move(cells)) {}
+  size_t state_count() const override {
+    size_t n = 0;
+    for (const auto& c : cells_) n += c->state_count();
+    return n;
+  }
+  int64_t state_units(size_t i) const override {
+    for (const auto& c : cells_) {
+      if (i < c->state_count()) return c->units();
+      i -= c->state_count();
+    }
+    KCPP_ASSERT(false);
+    return 0;
+  }
+  size_t output_state() const override { return state_count() - cells_.back()->state_count(); }
+  bool inner_dropout() const override {
+    for (const auto& c : cells_)
+      if (c->dropout() > 0.f || c->recurrent_dropout() > 0.f) return true;
+    return false;
+  }
+  std::vector<Layer*> sublayers() const override {
+    std::vector<Layer*> out;
+    for (const auto& c : cells_) out.push_back(c.get());
+    return out;
+  }
+  // Keras 3 saves them as the list "cells" (".../rnn/cell/cells/lstm_cell/vars").
+  std::vector<SaveableChildren> saveable_children() const override {
+    SaveableChildren list{"cells", {}, true};
+    for (const auto& c : cells_) list.layers.push_back(c.get());
+    return {list};
+  }
+  // Each cell projects its own input within the step: the stack's "projection" is the input itself.
+  Tensor project(const Tensor& x) const override { return x; }
+  std::vector<Tensor> step(const Tensor& x, const std::vector<Tensor>& states, const Tensor&) const override {
+    std::vector<Tensor> next;
+    Tensor in = x;
+    size_t first = 0;
+    for (const auto& c : cells_) {
+      const Tensor xp = c->project(in.reshape({in.dim(0), 1, in.dim(1)})).reshape({in.dim(0), -1});
+      std::vector<Tensor> s = c->step(xp, std::vector<Tensor>(states.begin() + first, states.begin() + first + c->state_count()), Tensor());
+      first += c->state_count();
+      in = s[0];
+      next.insert(next.end(), s.begin(), s.end());
+    }
+    return next;  // the output, the last cell's first state, is next[output_state()]
+  }
+  std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
+    KCPP_CHECK(in.size() == 1 + state_count(), ValueError, "Layer '", name(), "' (StackedRNNCells) expects the input "
+               "and ", state_count(), " state(s). Received: ", in.size(), " tensors");
+    std::vector<Shape> out = {{in[0][0], units()}};
+    for (size_t i = 0; i < state_count(); ++i) out.push_back({in[0][0], state_units(i)});
+    return out;
+  }
+
+ protected:
+  void do_build(const std::vector<Shape>& in) override {
+    Shape shape = in[0];
+    for (const auto& c : cells_) {
+      c->build({shape});
+      shape = {shape[0], c->units()};
+    }
+  }
+
+ private:
+  std::vector<std::shared_ptr<RnnCell>> cells_;
+};
+
+}  // namespace
+
+std::shared_ptr<RnnCell> make_stacked_rnn_cells(const Json& cells, const std::string& name) {
+  KCPP_CHECK(cells.is_array() && !cells.empty(), ValueError, "Layer '", name, "' (StackedRNNCells) needs a list of "
+             "cells. Received: cells=", cells.dump().substr(0, 200));
+  std::vector<std::shared_ptr<RnnCell>> made;
+  std::map<std::string, int> used;  // cells without a name are numbered as Keras numbers them
+  for (const Json& spec : cells) {
+    KCPP_CHECK(spec.is_object() && spec.value("class_name", Json()).is_string() && spec.value("config", Json()).is_object(),
+               ValueError, "Layer '", name, "' (StackedRNNCells): each cell must be a serialized cell. Received: ",
+               spec.dump().substr(0, 200));
+    const std::string cls = spec["class_name"].get<std::string>();
+    KCPP_CHECK(cls == "SimpleRNNCell" || cls == "LSTMCell" || cls == "GRUCell", NotImplementedError, "Layer '", name,
+               "' (StackedRNNCells) holds a ", cls, " cell; kerascpp runs SimpleRNNCell, LSTMCell and GRUCell");
+    std::string cell_name = spec["config"].value("name", std::string());
+    if (cell_name.empty()) {
+      cell_name = to_snake_case(cls);
+      const int n = used[cell_name]++;
+      if (n > 0) cell_name += "_" + std::to_string(n);
+    }
+    made.push_back(make_rnn_cell(cls, spec["config"], name + "/" + cell_name));
+  }
+  return std::make_shared<StackedRnnCells>(std::move(made), name);
 }
 
 }  // namespace kerascpp::layers

@@ -19,8 +19,15 @@ class RnnCell : public Layer {
   // config: the cell's keys (units, activation, ..., dropout); gates: 1 (SimpleRNN), 4 (LSTM), 3 (GRU).
   RnnCell(const Json& config, std::string cls, int gates);
   std::string class_name() const override { return cls_; }
+  // The output's size (a stack's: its last cell's).
   int64_t units() const { return units_; }
   virtual size_t state_count() const { return 1; }
+  // The size of state i (every state of one cell has the cell's units; a stack's differ per cell).
+  virtual int64_t state_units(size_t i) const { return units_; }
+  // Which of step()'s new states is the step's output (a stack's: its last cell's first state).
+  virtual size_t output_state() const { return 0; }
+  // Dropout inside the cell that the RNN layer cannot apply (a stack's cells'): training refuses it.
+  virtual bool inner_dropout() const { return false; }
   float dropout() const { return dropout_; }
   float recurrent_dropout() const { return recurrent_dropout_; }
 
@@ -65,6 +72,13 @@ class RnnCell : public Layer {
 
 // A cell for an RNN layer's config: the keys Keras's SimpleRNN / LSTM / GRU hand their cell, named
 // "<layer>/<snake_case(cell class)>" so that its variables' paths are Keras's ("lstm/lstm_cell/kernel").
-std::shared_ptr<RnnCell> make_rnn_cell(const std::string& cell_class, const Json& layer_config);
+// `name`, when given, is the cell's full name instead.
+std::shared_ptr<RnnCell> make_rnn_cell(const std::string& cell_class, const Json& layer_config,
+                                       const std::string& name = "");
+
+// keras.layers.StackedRNNCells: cells run one after the other within each step, each on the previous
+// one's output; its states are every cell's, in order. `cells`: the serialized cells ({"class_name":
+// "LSTMCell", "config": {...}}); `name`: the stack's variable prefix ("rnn/stacked_rnn_cells").
+std::shared_ptr<RnnCell> make_stacked_rnn_cells(const Json& cells, const std::string& name);
 
 }  // namespace kerascpp::layers

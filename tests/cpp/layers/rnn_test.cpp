@@ -8,6 +8,7 @@
 #include <random>
 
 #include "kerascpp/autodiff.h"
+#include "kerascpp/error.h"
 #include "kerascpp/layer.h"
 #include "ops/ops.h"
 #include "layer_test_util.h"
@@ -53,6 +54,42 @@ TEST(Rnn, WeightGradientsThroughTimeMatchFiniteDifferences) {
     // float32 forward passes with a step of 1e-2: errors of a few 1e-3 at most; a wrong gradient is O(1).
     EXPECT_LE(worst_weight_gradient_error(*l, {x}, ctx, &where), 2e-2) << c.cls << " " << c.extra.dump() << ": " << where;
   }
+}
+
+TEST(Rnn, StackedCellsGradientsMatchFiniteDifferencesAndTrainingRefusesInnerDropout) {
+  std::mt19937 g(6);
+  auto cell = [](const char* cls, int units, float dropout) {
+    return Json{{"class_name", cls}, {"config", {{"units", units}, {"dropout", dropout}}}};
+  };
+  const Json stack = {{"class_name", "StackedRNNCells"},
+                      {"config", {{"cells", {cell("LSTMCell", 3, 0.f), cell("GRUCell", 2, 0.f), cell("SimpleRNNCell", 2, 0.f)}}}}};
+  LayerPtr l = rnn("RNN", {{"cell", stack}, {"return_sequences", true}, {"return_state", true}}, {2, 4, 3});
+  EXPECT_EQ(l->weights().size(), 9u);
+  EXPECT_EQ(l->weights()[3]->path(), "r/stacked_rnn_cells/gru_cell/kernel");
+  const Tensor x = random(g, {2, 4, 3});
+  const Tensor mask = Tensor::from_vector({2, 4}, {1, 0, 1, 1, 1, 1, 1, 0});
+  const std::vector<Tensor> masks{mask};
+  CallContext ctx;
+  ctx.masks = &masks;
+  const std::vector<Tensor> out = l->call({x}, ctx);
+  ASSERT_EQ(out.size(), 5u);  // sequences, LSTM h and c, GRU h, SimpleRNN h
+  EXPECT_EQ(out[2].shape(), (Shape{2, 3}));
+  EXPECT_EQ(out[3].shape(), (Shape{2, 2}));
+  std::string where;
+  // Three cells deep, central differences at a step of 1e-2 are off by ~3e-5 where the gradient is
+  // near the 1e-3 floor (3e-2 relative); a wrong gradient or sign scores O(1).
+  EXPECT_LE(worst_weight_gradient_error(*l, {x}, ctx, &where), 5e-2) << where;
+  const Json dropped = {{"class_name", "StackedRNNCells"}, {"config", {{"cells", {cell("LSTMCell", 3, 0.5f)}}}}};
+  LayerPtr d = rnn("RNN", {{"cell", dropped}}, {2, 4, 3});
+  CallContext train;
+  train.training = true;
+  try {
+    d->call({x}, train);
+    ADD_FAILURE() << "training with dropout inside a stack should be refused";
+  } catch (const NotImplementedError& e) {
+    EXPECT_NE(std::string(e.what()).find("Layer 'r' (RNN): training a stack of cells with dropout"), std::string::npos);
+  }
+  EXPECT_EQ(d->call({x}, {})[0].shape(), (Shape{2, 3}));  // inference has no dropout
 }
 
 TEST(Rnn, InputGradientsMatchFiniteDifferences) {
