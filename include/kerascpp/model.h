@@ -105,6 +105,10 @@ class Model {
   std::vector<Tensor> predict(const std::vector<Tensor>& inputs, int64_t batch_size = 32) const;
   // Runs the model once on the whole batch (Keras's model(x)).
   std::vector<Tensor> operator()(const std::vector<Tensor>& inputs) const;
+  // The same with the inputs' masks (Keras's model(x, mask=m)): one per input, an undefined Tensor for
+  // none; each covers its input's leading axes ((batch, steps) for (batch, steps, features)), nonzero
+  // where a step is kept. They start the graph's masks as Embedding(mask_zero) or Masking would.
+  std::vector<Tensor> operator()(const std::vector<Tensor>& inputs, const std::vector<Tensor>& masks) const;
 
   std::vector<Layer*> layers() const;                     // model.layers
   Layer& get_layer(const std::string& name) const;        // ValueError naming what exists

@@ -106,7 +106,15 @@ class Model(TrainingMixin):
         return self._outputs(self._m.predict(self._input_list(x), int(batch_size or 32)))
 
     def __call__(self, inputs, training=None, mask=None):
-        return self._outputs(self._m.call(self._input_list(inputs)))
+        # mask: one per input (None for an input without one), as the inputs are given.
+        masks = None
+        if mask is not None:
+            names = list(self._m.input_names)
+            listed = isinstance(mask, (list, tuple)) and len(mask) == len(names) and (
+                len(names) > 1 or mask[0] is None or _single(mask[0]))
+            masks = [None if m is None else np.asarray(m, dtype="float32")
+                     for m in (list(mask) if listed else self._as_list(mask, names, "mask"))]
+        return self._outputs(self._m.call(self._input_list(inputs), masks))
 
     def predict_on_batch(self, x):
         return self(x)

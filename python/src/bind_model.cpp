@@ -33,14 +33,16 @@ void bind_model(nb::module_& m) {
         }
         return arrays_from(out);
       }, nb::arg("inputs"), nb::arg("batch_size") = 32)
-      .def("call", [](const Model& self, nb::handle inputs) {
-        std::vector<Tensor> in = tensors_from(inputs), out;
+      .def("call", [](const Model& self, nb::handle inputs, nb::handle masks) {
+        std::vector<Tensor> in = tensors_from(inputs), m, out;
+        if (!masks.is_none())
+          for (nb::handle h : masks) m.push_back(h.is_none() ? Tensor() : tensors_from(nb::make_tuple(h))[0]);
         {
           nb::gil_scoped_release release;
-          out = self(in);
+          out = self(in, m);
         }
         return arrays_from(out);
-      })
+      }, nb::arg("inputs"), nb::arg("masks") = nb::none())
       .def("layers", &Model::layers, nb::rv_policy::reference)
       .def("get_layer", nb::overload_cast<const std::string&>(&Model::get_layer, nb::const_), nb::rv_policy::reference)
       .def("get_layer", nb::overload_cast<int>(&Model::get_layer, nb::const_), nb::rv_policy::reference)

@@ -19,14 +19,28 @@ Layer& Model::graph() const { return *graph_; }
 
 const std::string& Model::name() const { return graph_->name(); }
 
-std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs) const {
+std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs) const { return (*this)(inputs, {}); }
+
+std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs, const std::vector<Tensor>& masks) const {
   std::vector<Tensor> in;
   in.reserve(inputs.size());
   for (const Tensor& t : inputs) {
     KCPP_CHECK(t.defined(), ValueError, "Model '", name(), "' received an empty input tensor");
     in.push_back(t.dtype() == DType::float32 ? t : t.astype(DType::float32));
   }
-  return graph_->call(in, CallContext{});
+  CallContext ctx;
+  if (masks.empty()) return graph_->call(in, ctx);
+  KCPP_CHECK(masks.size() == inputs.size(), ValueError, "Model '", name(), "' expects one mask per input (", inputs.size(),
+             "), None for an input without one. Received: ", masks.size(), " masks");
+  for (size_t i = 0; i < masks.size(); ++i) {
+    if (!masks[i].defined()) continue;
+    const Shape &m = masks[i].shape(), &x = inputs[i].shape();
+    KCPP_CHECK(m.size() >= 1 && m.size() <= x.size() && std::equal(m.begin(), m.end(), x.begin()), ValueError,
+               "The mask of input ", i, " ('", input_names()[i], "') of model '", name(), "' must cover the input's "
+               "leading axes: the input has shape ", shape_str(x), ", the mask ", shape_str(m));
+  }
+  ctx.masks = &masks;
+  return graph_->call(in, ctx);
 }
 
 std::vector<Tensor> Model::predict(const std::vector<Tensor>& inputs, int64_t batch_size) const {

@@ -259,3 +259,28 @@ def test_lambda_without_custom_objects_is_not_implemented():
     with pytest.raises(NotImplementedError, match="Lambda"):
         keras.models.load_model(os.path.join(FIX, "custom", "tf_keras", "model.h5"),
                                 custom_objects={"ScaledDense": keras.layers.Layer})
+
+
+def test_call_with_masks_skips_the_masked_steps():
+    """model(x, mask=m), as Keras's Functional: the masks start the graph's (an LSTM skips the steps)."""
+    import json
+    config = {"class_name": "Functional", "config": {
+        "name": "m", "input_layers": [["x", 0, 0]], "output_layers": [["lstm", 0, 0]],
+        "layers": [
+            {"class_name": "InputLayer", "name": "x", "config": {"name": "x", "batch_shape": [None, 4, 2]},
+             "inbound_nodes": []},
+            {"class_name": "LSTM", "name": "lstm", "config": {"name": "lstm", "units": 3},
+             "inbound_nodes": [{"args": [{"class_name": "__keras_tensor__",
+                                          "config": {"keras_history": ["x", 0, 0]}}], "kwargs": {}}]}]}}
+    model = keras.models.model_from_json(json.dumps(config))
+    rng = np.random.default_rng(0)
+    model.set_weights([rng.standard_normal(w.shape).astype("float32") for w in model.get_weights()])
+    x = rng.standard_normal((2, 4, 2)).astype("float32")
+    other = x.copy()
+    other[:, 2:] = 7.0  # only masked steps differ
+    mask = np.array([[True, True, False, False]] * 2)
+    np.testing.assert_array_equal(model(x, mask=mask), model(other, mask=mask))
+    assert not np.allclose(model(x, mask=mask), model(x))
+    np.testing.assert_array_equal(model(x, mask=[None]), model(x))
+    with pytest.raises(ValueError, match="must cover the input's leading axes"):
+        model(x, mask=np.ones((2, 3)))

@@ -212,3 +212,40 @@ TEST(CallArguments, UnknownOptionsAndTensorKeywordsAreRefusedByName) {
 
 }  // namespace
 }  // namespace kerascpp
+
+namespace kerascpp {
+namespace {
+
+TEST(Masks, MasksGivenWithTheInputsStartTheGraphsMasks) {
+  Json layers = Json::array({entry("InputLayer", {{"name", "x"}, {"batch_shape", {nullptr, 4, 2}}}, {}),
+                             entry("LSTM", {{"name", "lstm"}, {"units", 3}}, {tensor("x")})});
+  Json config = {{"class_name", "Functional"},
+                 {"config", {{"name", "m"}, {"layers", layers}, {"input_layers", {{"x", 0, 0}}}, {"output_layers", {{"lstm", 0, 0}}}}}};
+  Model m = with_weights(model_from_json(config.dump()), 0.2f, 1.03f);
+  const Tensor x = Tensor::from_vector({1, 4, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  const Tensor other = Tensor::from_vector({1, 4, 2}, {1, 2, 3, 4, -5, 9, 0, 1});  // differs at masked steps
+  const Tensor mask = Tensor::from_vector({1, 4}, {1, 1, 0, 0});
+  const Tensor a = m({x}, {mask})[0], b = m({other}, {mask})[0], plain = m({x})[0];
+  bool differs = false;
+  for (int u = 0; u < 3; ++u) {
+    EXPECT_EQ(a.data<float>()[u], b.data<float>()[u]);  // masked steps are skipped
+    differs = differs || a.data<float>()[u] != plain.data<float>()[u];
+  }
+  EXPECT_TRUE(differs);
+  const Tensor none = m({x}, {Tensor()})[0];  // an undefined mask is no mask
+  for (int u = 0; u < 3; ++u) EXPECT_EQ(none.data<float>()[u], plain.data<float>()[u]);
+  auto error_of = [&](const std::vector<Tensor>& masks) {
+    try {
+      m({x}, masks);
+    } catch (const ValueError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error_of({Tensor::from_vector({1, 3}, {1, 1, 1})}).find("The mask of input 0 ('x') of model 'm' must cover"),
+            std::string::npos);
+  EXPECT_NE(error_of({mask, mask}).find("one mask per input (1)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kerascpp
