@@ -139,6 +139,9 @@ class Layer {
   std::vector<VariablePtr> non_trainable_weights() const;
   // Keras's legacy (.h5) order: trainable_weights() followed by non_trainable_weights().
   std::vector<VariablePtr> legacy_weights() const;
+  // The values a Keras 2 file holds for legacy_weights(), in this layer's layout: themselves, except
+  // where the file's layer stored them otherwise (Keras 2's CuDNNLSTM / CuDNNGRU, read as LSTM / GRU).
+  virtual std::vector<Tensor> from_legacy_layout(std::vector<Tensor> saved) const { return saved; }
   std::vector<Tensor> get_weights() const;                  // copies
   void set_weights(const std::vector<Tensor>& values);      // count and shapes checked
   int64_t count_params() const;

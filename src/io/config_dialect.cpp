@@ -78,6 +78,19 @@ Json canonical_inbound(Json inbound, const std::string& layer_name, const std::s
   return out;
 }
 
+// Keras 2's CuDNNLSTM / CuDNNGRU are LSTM / GRU(reset_after=True) with tanh and sigmoid, their weights in
+// cuDNN's layout: read as those, the weights converted on load (layers/rnn/rnn.h from_legacy_layout),
+// as Keras's own loader converts them into an LSTM / GRU.
+void cudnn_as_keras(std::string& cls, Json& c) {
+  if (cls != "CuDNNLSTM" && cls != "CuDNNGRU") return;
+  c["kerascpp_cudnn"] = cls;
+  c["activation"] = "tanh";
+  c["recurrent_activation"] = "sigmoid";
+  c["use_bias"] = true;
+  if (cls == "CuDNNGRU") c["reset_after"] = true;
+  cls = cls == "CuDNNLSTM" ? "LSTM" : "GRU";
+}
+
 void canonical_layer_config(const std::string& cls, Json& c, int major) {
   if (c.contains("dtype") && c["dtype"].is_object()) {  // DTypePolicy / Policy envelope
     const Json& p = c["dtype"];
@@ -87,7 +100,12 @@ void canonical_layer_config(const std::string& cls, Json& c, int major) {
   for (const char* key : {"layer", "backward_layer", "cell"})
     if (c.contains(key) && c[key].is_object() && c[key].value("class_name", Json()).is_string() &&
         c[key].value("config", Json()).is_object())
-      canonical_layer_config(c[key]["class_name"].get<std::string>(), c[key]["config"], major);
+    {
+      std::string inner = c[key]["class_name"].get<std::string>();
+      cudnn_as_keras(inner, c[key]["config"]);
+      c[key]["class_name"] = inner;
+      canonical_layer_config(inner, c[key]["config"], major);
+    }
   keras2_layer_keys_to_canonical(cls, c, major);  // renamed and Keras-2-only keys (dialect_rules.cpp)
   if (cls == "InputLayer" && !c.contains("batch_shape") && c.contains("shape")) {
     Json s = Json::array({nullptr});
@@ -208,6 +226,7 @@ Json canonical_entry(Json entry, int major) {
   std::string cls = entry["class_name"].get<std::string>();
   if (cls == "Model") cls = "Functional";
   if (cls == "GroupedQueryAttention") cls = "GroupQueryAttention";  // Keras 3's .h5 writes the Python class
+  if (entry["config"].is_object()) cudnn_as_keras(cls, entry["config"]);
   // Keras 3 graphs also hold keras.ops calls (x + 3.0, keras.ops.add(a, b)): entries of module
   // keras.src.ops.*, whose class names collide with layers' (Add, Multiply). They are named with
   // their module ("keras.src.ops.numpy.Add", see src/layers/op_nodes/numpy_binary.cpp).

@@ -33,7 +33,12 @@ void load_legacy_weights(Model& model, const H5Group& g) {
   KCPP_CHECK(layers.size() == saved.size(), ValueError, "Layer count mismatch when loading weights from file ", file,
              ". Model expected ", layers.size(), " layers with weights, found ", saved.size(), " saved layers.");
   // Check every layer before reading any, so that a bad file changes nothing.
-  std::vector<std::pair<std::vector<VariablePtr>, std::vector<H5Dataset>>> plan;
+  struct Planned {
+    std::vector<VariablePtr> vars;
+    std::vector<H5Dataset> ds;
+    std::vector<Tensor> converted;
+  };
+  std::vector<Planned> plan;
   for (size_t k = 0; k < layers.size(); ++k) {
     const auto& [saved_name, lg] = saved[k];
     auto names = lg.attr_strings_split("weight_names");
@@ -42,16 +47,32 @@ void load_legacy_weights(Model& model, const H5Group& g) {
                layers[k]->name(), "' in the current model, '", saved_name, "' in the save file ", file, "). Layer expects ",
                vars.size(), " weight(s). Received ", names.size(), " saved weight(s)");
     std::vector<H5Dataset> ds;
-    for (size_t i = 0; i < names.size(); ++i) {
-      ds.push_back(lg.dataset(names[i]));
-      KCPP_CHECK(ds.back().shape() == vars[i]->shape(), ValueError, "Shape mismatch in layer #", k, " (named '",
-                 layers[k]->name(), "') for weight '", vars[i]->path(), "': the model expects ", shape_str(vars[i]->shape()),
-                 ", but \"", ds.back().path(), "\" in ", file, " has shape ", shape_str(ds.back().shape()));
+    for (size_t i = 0; i < names.size(); ++i) ds.push_back(lg.dataset(names[i]));
+    std::vector<Tensor> converted;  // a layer stored in another layout (CuDNNLSTM) is read and converted now
+    bool same_layout = true;
+    for (size_t i = 0; i < names.size() && same_layout; ++i) same_layout = ds[i].shape() == vars[i]->shape();
+    if (!same_layout) {
+      std::vector<Tensor> saved;
+      for (const H5Dataset& d : ds) saved.push_back(d.read());
+      converted = layers[k]->from_legacy_layout(std::move(saved));
+      KCPP_CHECK(converted.size() == names.size(), ValueError, "Layer '", layers[k]->name(), "' cannot read the ",
+                 names.size(), " weights of '", saved_name, "' in ", file);
     }
-    plan.emplace_back(std::move(vars), std::move(ds));
+    for (size_t i = 0; i < names.size(); ++i) {
+      const Shape got = same_layout ? ds[i].shape() : converted[i].shape();
+      KCPP_CHECK(got == vars[i]->shape(), ValueError, "Shape mismatch in layer #", k, " (named '",
+                 layers[k]->name(), "') for weight '", vars[i]->path(), "': the model expects ", shape_str(vars[i]->shape()),
+                 ", but \"", ds[i].path(), "\" in ", file, " has shape ", shape_str(ds[i].shape()));
+    }
+    plan.push_back({std::move(vars), std::move(ds), std::move(converted)});
   }
-  for (auto& [vars, ds] : plan)
-    for (size_t i = 0; i < vars.size(); ++i) read_variable(*vars[i], ds[i]);
+  for (auto& p : plan)
+    for (size_t i = 0; i < p.vars.size(); ++i) {
+      if (p.converted.empty())
+        read_variable(*p.vars[i], p.ds[i]);
+      else
+        p.vars[i]->assign(p.converted[i]);
+    }
 }
 
 namespace {

@@ -92,9 +92,18 @@ void Functional::add_layer(const Json& entry) {
   layer_index_[layer->name()] = static_cast<int>(layers_.size());
   // Keys a reader adds for the layer alone ("kerascpp_keras2", io/config_dialect.cpp) are not
   // part of the model's config.
-  Json& stored = config_["layers"][layers_.size()]["config"];
-  for (auto it = stored.begin(); it != stored.end();)
-    it = it.key().starts_with("kerascpp_") ? stored.erase(it) : std::next(it);
+  std::function<void(Json&)> strip = [&strip](Json& j) {
+    if (!j.is_object()) return;
+    for (auto it = j.begin(); it != j.end();) {
+      if (it.key().starts_with("kerascpp_")) {
+        it = j.erase(it);
+      } else {
+        strip(*it);
+        ++it;
+      }
+    }
+  };
+  strip(config_["layers"][layers_.size()]["config"]);
   activity_.push_back(layers::regularizer_from_config(entry["config"].value("activity_regularizer", Json()),
                                                       "Layer '" + layer->name() + "' (" + cls + ")"));
   layers_.push_back(std::move(layer));

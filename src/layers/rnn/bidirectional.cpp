@@ -67,6 +67,15 @@ class Bidirectional : public Layer {
   std::vector<SaveableChildren> saveable_children() const override {
     return {{"forward_layer", {forward_.get()}, false}, {"backward_layer", {backward_.get()}, false}};
   }
+  // A Keras 2 Bidirectional(CuDNNLSTM): each direction converts its own weights.
+  std::vector<Tensor> from_legacy_layout(std::vector<Tensor> saved) const override {
+    const size_t n = forward_->legacy_weights().size();
+    if (saved.size() != n + backward_->legacy_weights().size()) return saved;  // the count check reports it
+    std::vector<Tensor> f = forward_->from_legacy_layout({saved.begin(), saved.begin() + n});
+    std::vector<Tensor> b = backward_->from_legacy_layout({saved.begin() + n, saved.end()});
+    f.insert(f.end(), b.begin(), b.end());
+    return f;
+  }
 
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     auto [fwd_in, bwd_in] = split(in);

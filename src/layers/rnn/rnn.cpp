@@ -35,6 +35,8 @@ Rnn::Rnn(const Json& config, std::string cls, std::shared_ptr<RnnCell> cell)
       return_state_(get<bool>(config, "return_state", false)),
       go_backwards_(get<bool>(config, "go_backwards", false)),
       zero_output_for_mask_(get<bool>(config, "zero_output_for_mask", false)) {
+  cudnn_ = config.value("kerascpp_cudnn", std::string());
+  config_.erase("kerascpp_cudnn");
   KCPP_CHECK(!get<bool>(config, "stateful", false), NotImplementedError, "Layer '", name(), "' (", cls_,
              ") is stateful, which kerascpp does not support yet");
   KCPP_CHECK(!get<bool>(config, "time_major", false), NotImplementedError, "Layer '", name(), "' (", cls_,
@@ -126,6 +128,40 @@ std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_
                                      : output);
   if (return_state_) result.insert(result.end(), states.begin(), states.end());
   return result;
+}
+
+std::vector<Tensor> Rnn::from_legacy_layout(std::vector<Tensor> saved) const {
+  if (cudnn_.empty()) return saved;
+  const int64_t units = cell_->units(), gates = cudnn_ == "CuDNNLSTM" ? 4 : 3;
+  const Shape bias = {2 * gates * units};
+  KCPP_CHECK(saved.size() == 3 && saved[0].rank() == 2 && saved[0].dim(1) == gates * units &&
+                 saved[1].shape() == Shape({units, gates * units}) && saved[2].shape() == bias,
+             ValueError, "Layer '", name(), "' (", cudnn_, " read as ", cls_, ") expects a kernel (features, ", gates * units,
+             "), a recurrent kernel (", units, ", ", gates * units, ") and a bias (", bias[0], ") in the file");
+  const int64_t d = saved[0].dim(0);
+  Tensor kernel = Tensor::empty(saved[0].shape()), recurrent = Tensor::empty(saved[1].shape());
+  const float* k = saved[0].data<float>();
+  const float* r = saved[1].data<float>();
+  for (int64_t g = 0; g < gates; ++g) {
+    // Gate block k_g (d, units): Keras's k_g.T.reshape((d, units), order="F"), i.e. the block's bytes
+    // read as cuDNN's (units, d) matrix, transposed.
+    for (int64_t i = 0; i < d; ++i)
+      for (int64_t j = 0; j < units; ++j) {
+        const int64_t flat = j * d + i;  // element (j, i) of the (units, d) reading
+        kernel.data<float>()[i * gates * units + g * units + j] = k[(flat / units) * gates * units + g * units + flat % units];
+      }
+    for (int64_t i = 0; i < units; ++i)
+      for (int64_t j = 0; j < units; ++j)
+        recurrent.data<float>()[i * gates * units + g * units + j] = r[j * gates * units + g * units + i];
+  }
+  Tensor b;
+  if (gates == 4) {  // CuDNNLSTM: input and recurrent biases summed
+    b = Tensor::empty({4 * units});
+    for (int64_t i = 0; i < 4 * units; ++i) b.data<float>()[i] = saved[2].data<float>()[i] + saved[2].data<float>()[4 * units + i];
+  } else {  // CuDNNGRU: GRU(reset_after=True)'s (2, 3 units)
+    b = saved[2].reshape({2, 3 * units});
+  }
+  return {kernel, recurrent, b};
 }
 
 // Inference without a tape: the loop of run() on raw buffers (cell fast_step, the same kernels in the same

@@ -25,6 +25,10 @@ class Rnn : public Layer {
   // The same with the mask given (Bidirectional hands its mask to both directions, initial_state or not).
   std::vector<Tensor> run(const std::vector<Tensor>& in, const Tensor& mask, const CallContext& ctx) const;
   const RnnCell& cell() const { return *cell_; }
+  // Read from Keras 2's CuDNNLSTM / CuDNNGRU (config "kerascpp_cudnn", io/config_dialect.cpp): the file's
+  // cuDNN layout converted as Keras's own loader converts it (per gate, the input kernel in cuDNN's
+  // order, the recurrent kernel transposed; CuDNNLSTM's two biases summed, CuDNNGRU's stacked).
+  std::vector<Tensor> from_legacy_layout(std::vector<Tensor> saved) const override;
   bool return_sequences() const { return return_sequences_; }
   bool return_state() const { return return_state_; }
   bool go_backwards() const { return go_backwards_; }
@@ -39,6 +43,7 @@ class Rnn : public Layer {
  private:
   std::vector<Tensor> run_fast(const Tensor& x, const std::vector<Tensor>& initial, const Tensor& mask) const;
   std::string cls_;
+  std::string cudnn_;  // "CuDNNLSTM" / "CuDNNGRU" when read from one
   std::shared_ptr<RnnCell> cell_;
   bool return_sequences_, return_state_, go_backwards_, zero_output_for_mask_;
 };

@@ -92,6 +92,30 @@ TEST(Rnn, StackedCellsGradientsMatchFiniteDifferencesAndTrainingRefusesInnerDrop
   EXPECT_EQ(d->call({x}, {})[0].shape(), (Shape{2, 3}));  // inference has no dropout
 }
 
+TEST(Rnn, CuDnnWeightsAreConvertedAsKerassLoaderDoesAndBadOnesNamed) {
+  // tests/fixtures/cudnn_rnn checks the numbers against Keras's conversion; here the layout of one gate.
+  LayerPtr l = rnn("GRU", {{"kerascpp_cudnn", "CuDNNGRU"}, {"reset_after", true}}, {1, 2, 2});
+  EXPECT_FALSE(l->get_config().contains("kerascpp_cudnn"));
+  std::vector<float> k(2 * 9), r(3 * 9), b(18);
+  for (size_t i = 0; i < k.size(); ++i) k[i] = static_cast<float>(i);
+  for (size_t i = 0; i < r.size(); ++i) r[i] = static_cast<float>(100 + i);
+  const std::vector<Tensor> w = l->from_legacy_layout(
+      {Tensor::from_vector({2, 9}, k), Tensor::from_vector({3, 9}, r), Tensor::from_vector({18}, b)});
+  ASSERT_EQ(w.size(), 3u);
+  // Gate 0's input block [[0, 1, 2], [9, 10, 11]] read as cuDNN's (3, 2) [[0, 1], [2, 9], [10, 11]], transposed.
+  const float want[2][3] = {{0, 2, 10}, {1, 9, 11}};
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j) EXPECT_EQ(w[0].data<float>()[i * 9 + j], want[i][j]);
+  EXPECT_EQ(w[1].data<float>()[0 * 9 + 1], 100.f + 9);  // recurrent blocks transposed
+  EXPECT_EQ(w[2].shape(), (Shape{2, 9}));
+  try {
+    l->from_legacy_layout({Tensor::from_vector({2, 9}, k), Tensor::from_vector({3, 9}, r), Tensor::from_vector({9}, std::vector<float>(9))});
+    ADD_FAILURE() << "a bias of the wrong size should be refused";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("Layer 'r' (CuDNNGRU read as GRU) expects"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Rnn, InputGradientsMatchFiniteDifferences) {
   std::mt19937 g(4);
   for (const char* cls : {"SimpleRNN", "LSTM", "GRU"}) {
