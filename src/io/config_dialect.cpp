@@ -106,6 +106,10 @@ void canonical_layer_config(const std::string& cls, Json& c, int major) {
       c[key]["class_name"] = inner;
       canonical_layer_config(inner, c[key]["config"], major);
     }
+  if (c.contains("cells") && c["cells"].is_array())  // StackedRNNCells
+    for (Json& cell : c["cells"])
+      if (cell.is_object() && cell.value("class_name", Json()).is_string() && cell.value("config", Json()).is_object())
+        canonical_layer_config(cell["class_name"].get<std::string>(), cell["config"], major);
   keras2_layer_keys_to_canonical(cls, c, major);  // renamed and Keras-2-only keys (dialect_rules.cpp)
   if (cls == "InputLayer" && !c.contains("batch_shape") && c.contains("shape")) {
     Json s = Json::array({nullptr});

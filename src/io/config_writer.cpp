@@ -57,6 +57,9 @@ Json keras3_entry(Json e) {
     for (const char* key : {"layer", "backward_layer", "cell"})  // a wrapper's layers (Bidirectional, TimeDistributed)
       if (e["config"].contains(key) && e["config"][key].is_object() && e["config"][key].contains("class_name"))
         e["config"][key] = keras3_entry(std::move(e["config"][key]));
+    if (e["config"].contains("cells") && e["config"]["cells"].is_array())  // StackedRNNCells
+      for (Json& cell : e["config"]["cells"])
+        if (cell.is_object() && cell.contains("class_name")) cell = keras3_entry(std::move(cell));
     const ApplicationLayer* app = application_layer(cls);
     e["module"] = app ? app->module : "keras.layers";
     e["registered_name"] = app ? Json(cls) : Json(nullptr);
@@ -73,13 +76,17 @@ Json keras3_entry(Json e) {
 // Keras 2 layer configs: the keys and names tf-keras's constructors accept.
 void keras2_layer_config(const std::string& cls, Json& c) {
   canonical_layer_keys_to_keras2(cls, c);  // renamed and Keras-3-only keys (dialect_rules.cpp)
-  for (const char* key : {"layer", "backward_layer", "cell"}) {  // a wrapper's layers (Bidirectional, TimeDistributed)
-    if (!c.contains(key) || !c[key].is_object() || !c[key].value("class_name", Json()).is_string()) continue;
-    Json& inner = c[key];
-    inner.erase("module");
-    inner.erase("registered_name");
-    inner.erase("build_config");
-    keras2_layer_config(inner["class_name"].get<std::string>(), inner["config"]);
+  std::vector<Json*> inner;  // a wrapper's layers (Bidirectional, TimeDistributed), a stack's cells
+  for (const char* key : {"layer", "backward_layer", "cell"})
+    if (c.contains(key) && c[key].is_object() && c[key].value("class_name", Json()).is_string()) inner.push_back(&c[key]);
+  if (c.contains("cells") && c["cells"].is_array())
+    for (Json& cell : c["cells"])
+      if (cell.is_object() && cell.value("class_name", Json()).is_string()) inner.push_back(&cell);
+  for (Json* e : inner) {
+    e->erase("module");
+    e->erase("registered_name");
+    e->erase("build_config");
+    keras2_layer_config((*e)["class_name"].get<std::string>(), (*e)["config"]);
   }
   for (auto& [key, v] : c.items()) {
     // Keras 3 initializers carry arguments Keras 2's do not know; the weights are loaded anyway.
