@@ -26,6 +26,28 @@ namespace kerascpp {
 
 using Json = nlohmann::json;
 
+class Layer;
+
+// The states of a model's stateful RNN layers for one stream of calls (Keras's layer.states), owned by
+// the caller, never by the shared model: each stream keeps its own, and predict stays const. A call
+// with them starts each stateful layer from its stored states (zeros at first) and stores the final
+// ones. Not for two threads at once.
+class RnnStates {
+ public:
+  void reset_states() { by_layer_.clear(); }  // back to zeros, as Keras's model.reset_states()
+  bool empty() const { return by_layer_.empty(); }
+  // The stored states of a layer, empty before its first call.
+  const std::vector<Tensor>& of(const Layer* layer) const {
+    static const std::vector<Tensor> none;
+    auto it = by_layer_.find(layer);
+    return it == by_layer_.end() ? none : it->second;
+  }
+  void store(const Layer* layer, std::vector<Tensor> states) { by_layer_[layer] = std::move(states); }
+
+ private:
+  std::map<const Layer*, std::vector<Tensor>> by_layer_;
+};
+
 // What one call knows besides its inputs. Inference passes training=false and nothing else.
 struct CallContext {
   bool training = false;
@@ -40,6 +62,8 @@ struct CallContext {
   // kept, 0 where it is masked, an undefined Tensor for an input without one. Null when no input has a
   // mask. Set by the graph for layers that support masking.
   const std::vector<Tensor>* masks = nullptr;
+  // The states of stateful RNN layers for this stream of calls; null: none (a stateful layer refuses).
+  RnnStates* rnn_states = nullptr;
   // The call's keyword arguments that are not tensors (MultiHeadAttention's use_causal_mask), as the
   // graph recorded them; null for none. Only the keys the layer's call_options() lists reach it.
   const Json* options = nullptr;

@@ -103,12 +103,22 @@ class Model {
   // batch_size (Keras's default 32); returns one tensor per output. Inputs of other dtypes are cast to
   // float32. ValueError for a wrong count or shape.
   std::vector<Tensor> predict(const std::vector<Tensor>& inputs, int64_t batch_size = 32) const;
+  // The same for a stateful model: the batches run in order on the caller's states (Keras's predict
+  // on a stateful model, batch_size its fixed batch).
+  std::vector<Tensor> predict(const std::vector<Tensor>& inputs, RnnStates& states, int64_t batch_size = 32) const;
   // Runs the model once on the whole batch (Keras's model(x)).
   std::vector<Tensor> operator()(const std::vector<Tensor>& inputs) const;
   // The same with the inputs' masks (Keras's model(x, mask=m)): one per input, an undefined Tensor for
   // none; each covers its input's leading axes ((batch, steps) for (batch, steps, features)), nonzero
   // where a step is kept. They start the graph's masks as Embedding(mask_zero) or Masking would.
   std::vector<Tensor> operator()(const std::vector<Tensor>& inputs, const std::vector<Tensor>& masks) const;
+  // A model with stateful RNN layers runs with the caller's states (one RnnStates per stream): each
+  // call continues where the previous one on these states stopped; states.reset_states() starts over.
+  //   kerascpp::RnnStates stream;  y1 = m({x1}, stream);  y2 = m({x2}, stream);
+  std::vector<Tensor> operator()(const std::vector<Tensor>& inputs, RnnStates& states,
+                                 const std::vector<Tensor>& masks = {}) const;
+  // Whether the model has stateful layers (then it runs only with an RnnStates).
+  bool stateful() const;
 
   std::vector<Layer*> layers() const;                     // model.layers
   Layer& get_layer(const std::string& name) const;        // ValueError naming what exists
@@ -176,6 +186,9 @@ class Model {
   Layer& graph() const;
 
  private:
+  std::vector<Tensor> call_with(const std::vector<Tensor>& inputs, const std::vector<Tensor>& masks,
+                                RnnStates* states) const;
+  std::vector<Tensor> predict_with(const std::vector<Tensor>& inputs, int64_t batch_size, RnnStates* states) const;
   std::shared_ptr<models::Functional> graph_;
   Json training_config_;
   std::shared_ptr<training::Compiled> compiled_;

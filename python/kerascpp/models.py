@@ -102,8 +102,21 @@ class Model(TrainingMixin):
     def _outputs(self, out):
         return out[0] if len(out) == 1 else out
 
+    def _rnn_states(self):
+        # A stateful model's states live with this Python model, as Keras keeps them in its layers
+        # (the C++ model stays shared and const; each Python model is one stream).
+        if not self._m.stateful:
+            return None
+        if getattr(self, "_states", None) is None:
+            self._states = _kerascpp.RnnStates()
+        return self._states
+
+    def reset_states(self):
+        if getattr(self, "_states", None) is not None:
+            self._states.reset_states()
+
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
-        return self._outputs(self._m.predict(self._input_list(x), int(batch_size or 32)))
+        return self._outputs(self._m.predict(self._input_list(x), int(batch_size or 32), self._rnn_states()))
 
     def __call__(self, inputs, training=None, mask=None):
         # mask: one per input (None for an input without one), as the inputs are given.
@@ -114,7 +127,7 @@ class Model(TrainingMixin):
                 len(names) > 1 or mask[0] is None or _single(mask[0]))
             masks = [None if m is None else np.asarray(m, dtype="float32")
                      for m in (list(mask) if listed else self._as_list(mask, names, "mask"))]
-        return self._outputs(self._m.call(self._input_list(inputs), masks))
+        return self._outputs(self._m.call(self._input_list(inputs), masks, self._rnn_states()))
 
     def predict_on_batch(self, x):
         return self(x)

@@ -23,26 +23,31 @@ SaveOptions save_options(bool keras2) { return SaveOptions{keras2 ? KerasDialect
 }  // namespace
 
 void bind_model(nb::module_& m) {
+  nb::class_<RnnStates>(m, "RnnStates")
+      .def(nb::init<>())
+      .def("reset_states", &RnnStates::reset_states)
+      .def_prop_ro("empty", &RnnStates::empty);
   nb::class_<Model>(m, "Model")
+      .def_prop_ro("stateful", &Model::stateful)
       .def_prop_ro("name", &Model::name)
-      .def("predict", [](const Model& self, nb::handle inputs, int64_t batch_size) {
+      .def("predict", [](const Model& self, nb::handle inputs, int64_t batch_size, RnnStates* states) {
         std::vector<Tensor> in = tensors_from(inputs), out;
         {
           nb::gil_scoped_release release;
-          out = self.predict(in, batch_size);
+          out = states ? self.predict(in, *states, batch_size) : self.predict(in, batch_size);
         }
         return arrays_from(out);
-      }, nb::arg("inputs"), nb::arg("batch_size") = 32)
-      .def("call", [](const Model& self, nb::handle inputs, nb::handle masks) {
+      }, nb::arg("inputs"), nb::arg("batch_size") = 32, nb::arg("states") = nb::none())
+      .def("call", [](const Model& self, nb::handle inputs, nb::handle masks, RnnStates* states) {
         std::vector<Tensor> in = tensors_from(inputs), m, out;
         if (!masks.is_none())
           for (nb::handle h : masks) m.push_back(h.is_none() ? Tensor() : tensors_from(nb::make_tuple(h))[0]);
         {
           nb::gil_scoped_release release;
-          out = self(in, m);
+          out = states ? self(in, *states, m) : self(in, m);
         }
         return arrays_from(out);
-      }, nb::arg("inputs"), nb::arg("masks") = nb::none())
+      }, nb::arg("inputs"), nb::arg("masks") = nb::none(), nb::arg("states") = nb::none())
       .def("layers", &Model::layers, nb::rv_policy::reference)
       .def("get_layer", nb::overload_cast<const std::string&>(&Model::get_layer, nb::const_), nb::rv_policy::reference)
       .def("get_layer", nb::overload_cast<int>(&Model::get_layer, nb::const_), nb::rv_policy::reference)

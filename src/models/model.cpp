@@ -19,9 +19,31 @@ Layer& Model::graph() const { return *graph_; }
 
 const std::string& Model::name() const { return graph_->name(); }
 
-std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs) const { return (*this)(inputs, {}); }
+std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs) const {
+  return (*this)(inputs, std::vector<Tensor>{});
+}
 
 std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs, const std::vector<Tensor>& masks) const {
+  return call_with(inputs, masks, nullptr);
+}
+
+std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs, RnnStates& states,
+                                      const std::vector<Tensor>& masks) const {
+  return call_with(inputs, masks, &states);
+}
+
+bool Model::stateful() const {
+  std::function<bool(const Layer&)> any = [&](const Layer& l) {
+    if (l.get_config().value("stateful", false)) return true;
+    for (const Layer* s : l.sublayers())
+      if (any(*s)) return true;
+    return false;
+  };
+  return any(graph());
+}
+
+std::vector<Tensor> Model::call_with(const std::vector<Tensor>& inputs, const std::vector<Tensor>& masks,
+                                     RnnStates* states) const {
   std::vector<Tensor> in;
   in.reserve(inputs.size());
   for (const Tensor& t : inputs) {
@@ -29,6 +51,7 @@ std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs, const s
     in.push_back(t.dtype() == DType::float32 ? t : t.astype(DType::float32));
   }
   CallContext ctx;
+  ctx.rnn_states = states;
   if (masks.empty()) return graph_->call(in, ctx);
   KCPP_CHECK(masks.size() == inputs.size(), ValueError, "Model '", name(), "' expects one mask per input (", inputs.size(),
              "), None for an input without one. Received: ", masks.size(), " masks");
@@ -44,6 +67,14 @@ std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs, const s
 }
 
 std::vector<Tensor> Model::predict(const std::vector<Tensor>& inputs, int64_t batch_size) const {
+  return predict_with(inputs, batch_size, nullptr);
+}
+
+std::vector<Tensor> Model::predict(const std::vector<Tensor>& inputs, RnnStates& states, int64_t batch_size) const {
+  return predict_with(inputs, batch_size, &states);
+}
+
+std::vector<Tensor> Model::predict_with(const std::vector<Tensor>& inputs, int64_t batch_size, RnnStates* states) const {
   KCPP_CHECK(batch_size > 0, ValueError, "Expected a positive batch_size. Received: batch_size=", batch_size);
   KCPP_CHECK(inputs.size() == input_shapes().size(), ValueError, "Model '", name(), "' expects ", input_shapes().size(),
              " input(s), but it received ", inputs.size(), " input tensors.");
@@ -55,12 +86,12 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& inputs, int64_t ba
                "' must have the same number of samples. Received: ", n, " and ", inputs[i].dim(0));
     n = inputs[i].dim(0);
   }
-  if (n <= batch_size) return (*this)(inputs);
+  if (n <= batch_size) return call_with(inputs, {}, states);
   std::vector<std::vector<Tensor>> chunks;
   for (int64_t start = 0; start < n; start += batch_size) {
     std::vector<Tensor> batch;
     for (const Tensor& t : inputs) batch.push_back(t.slice(start, std::min(batch_size, n - start)));
-    auto out = (*this)(batch);
+    auto out = call_with(batch, {}, states);
     if (chunks.empty()) chunks.resize(out.size());
     for (size_t o = 0; o < out.size(); ++o) chunks[o].push_back(std::move(out[o]));
   }

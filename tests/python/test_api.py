@@ -284,3 +284,19 @@ def test_call_with_masks_skips_the_masked_steps():
     np.testing.assert_array_equal(model(x, mask=[None]), model(x))
     with pytest.raises(ValueError, match="must cover the input's leading axes"):
         model(x, mask=np.ones((2, 3)))
+
+
+def test_a_stateful_model_carries_its_states_between_calls_until_reset_states():
+    """As Keras: predict continues from the last call's states; reset_states() starts from zeros."""
+    d = os.path.join(FIX, "stateful_rnn", "keras3")
+    model = keras.models.load_model(os.path.join(d, "model.keras"), compile=False)
+    x1, x2 = np.load(os.path.join(d, "x1.npy")), np.load(os.path.join(d, "x2.npy"))
+    y1 = model.predict(x1, batch_size=2)
+    y2 = model.predict(x2, batch_size=2)
+    model.reset_states()
+    y3 = model(x2)
+    for got, name in [(y1, "y1"), (y2, "y2"), (y3, "y3")]:
+        want = np.load(os.path.join(d, name + ".npy"))
+        assert np.max(np.abs(got - want)) <= 1e-5 * max(1e-6, np.max(np.abs(want))), name
+    other = keras.models.load_model(os.path.join(d, "model.keras"), compile=False)  # its own states
+    assert np.max(np.abs(other.predict(x2, batch_size=2) - np.load(os.path.join(d, "y3.npy")))) < 1e-5

@@ -53,6 +53,8 @@ class Bidirectional : public Layer {
       b["config"]["go_backwards"] = !forward_->go_backwards();
       backward_ = direction(b, who, "backward_" + without_prefix(inner, "forward_"), sequences);
     }
+    KCPP_CHECK(!forward_->stateful() && !backward_->stateful(), NotImplementedError, who,
+               ": stateful directions are not supported");
     KCPP_CHECK(forward_->go_backwards() != backward_->go_backwards(), ValueError, who,
                ": Forward layer and backward layer should have different `go_backwards` value");
     KCPP_CHECK(forward_->return_sequences() == backward_->return_sequences() &&

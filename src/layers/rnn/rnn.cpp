@@ -34,11 +34,10 @@ Rnn::Rnn(const Json& config, std::string cls, std::shared_ptr<RnnCell> cell)
       return_sequences_(get<bool>(config, "return_sequences", false)),
       return_state_(get<bool>(config, "return_state", false)),
       go_backwards_(get<bool>(config, "go_backwards", false)),
-      zero_output_for_mask_(get<bool>(config, "zero_output_for_mask", false)) {
+      zero_output_for_mask_(get<bool>(config, "zero_output_for_mask", false)),
+      stateful_(get<bool>(config, "stateful", false)) {
   cudnn_ = config.value("kerascpp_cudnn", std::string());
   config_.erase("kerascpp_cudnn");
-  KCPP_CHECK(!get<bool>(config, "stateful", false), NotImplementedError, "Layer '", name(), "' (", cls_,
-             ") is stateful, which kerascpp does not support yet");
   KCPP_CHECK(!get<bool>(config, "time_major", false), NotImplementedError, "Layer '", name(), "' (", cls_,
              ") uses time_major=True (tf_keras), which kerascpp does not support");
 }
@@ -61,7 +60,12 @@ std::vector<Shape> Rnn::compute_output_shape(const std::vector<Shape>& in) const
   return out;
 }
 
-void Rnn::do_build(const std::vector<Shape>& in) { cell_->build({{in[0][0], in[0][2]}}); }
+void Rnn::do_build(const std::vector<Shape>& in) {
+  KCPP_CHECK(!stateful_ || in[0][0] > 0, ValueError, "Layer '", name(), "' (", cls_, ") is stateful, which needs a "
+             "fixed batch size: give the model's input a batch_shape (keras.Input(batch_shape=...)). Received: "
+             "input_shape=", shape_str(in[0]));
+  cell_->build({{in[0][0], in[0][2]}});
+}
 
 std::vector<Tensor> Rnn::compute_mask(const std::vector<Tensor>&, const std::vector<Tensor>& masks) const {
   std::vector<Tensor> out{return_sequences_ && !masks.empty() ? masks[0] : Tensor()};
@@ -72,10 +76,27 @@ std::vector<Tensor> Rnn::compute_mask(const std::vector<Tensor>&, const std::vec
 std::vector<Tensor> Rnn::call(const std::vector<Tensor>& in, const CallContext& ctx) const {
   // The graph gives the mask by the file's rules (Keras 3: none with initial_state tensors, unless
   // recorded; tf_keras: the sequences' mask).
-  return run(in, ctx.mask(0), ctx);
+  if (!stateful_) return run(in, ctx.mask(0), ctx);
+  KCPP_CHECK(ctx.rnn_states != nullptr, ValueError, "Layer '", name(), "' (", cls_, ") is stateful: call the model with "
+             "the caller's states (C++: model(x, states) with a kerascpp::RnnStates; Python keeps them per model)");
+  KCPP_CHECK(!ctx.training, NotImplementedError, "Layer '", name(), "' (", cls_, "): training a stateful RNN is not "
+             "supported");
+  std::vector<Tensor> inputs = in;
+  const std::vector<Tensor>& kept = ctx.rnn_states->of(this);
+  if (inputs.size() == 1 && !kept.empty()) {  // given initial_state tensors win, as in Keras
+    KCPP_CHECK(kept[0].dim(0) == in[0].dim(0), ValueError, "Layer '", name(), "' (", cls_, ") is stateful with states "
+               "for a batch of ", kept[0].dim(0), ", but it received a batch of ", in[0].dim(0),
+               ": call reset_states() before changing the batch size");
+    inputs.insert(inputs.end(), kept.begin(), kept.end());
+  }
+  std::vector<Tensor> final_states;
+  std::vector<Tensor> out = run(inputs, ctx.mask(0), ctx, &final_states);
+  ctx.rnn_states->store(this, std::move(final_states));
+  return out;
 }
 
-std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_mask, const CallContext& ctx) const {
+std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_mask, const CallContext& ctx,
+                             std::vector<Tensor>* final_states) const {
   std::vector<Shape> shapes;
   for (const Tensor& t : in) shapes.push_back(t.shape());
   compute_output_shape(shapes);
@@ -93,7 +114,7 @@ std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_
              " for sequences of shape ", shape_str(x.shape()), "; expected (", batch, ", ", steps, ")");
 
   if (!ctx.training && ops::active_recorder() == nullptr) {
-    std::vector<Tensor> fast = run_fast(x, states, mask);
+    std::vector<Tensor> fast = run_fast(x, states, mask, final_states);
     if (!fast.empty()) return fast;
   }
   KCPP_CHECK(!ctx.training || !cell_->inner_dropout(), NotImplementedError, "Layer '", name(), "' (", cls_,
@@ -127,6 +148,7 @@ std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_
   result.push_back(return_sequences_ ? (steps > 0 ? ops::concatenate(outputs, 1) : Tensor::zeros({batch, 0, units}))
                                      : output);
   if (return_state_) result.insert(result.end(), states.begin(), states.end());
+  if (final_states) *final_states = states;
   return result;
 }
 
@@ -166,7 +188,8 @@ std::vector<Tensor> Rnn::from_legacy_layout(std::vector<Tensor> saved) const {
 
 // Inference without a tape: the loop of run() on raw buffers (cell fast_step, the same kernels in the same
 // order), with no tensor per step. Empty when the cell has no fast step.
-std::vector<Tensor> Rnn::run_fast(const Tensor& x, const std::vector<Tensor>& initial, const Tensor& mask) const {
+std::vector<Tensor> Rnn::run_fast(const Tensor& x, const std::vector<Tensor>& initial, const Tensor& mask,
+                                  std::vector<Tensor>* final_states) const {
   const int64_t batch = x.dim(0), steps = x.dim(1), units = cell_->units();
   const Tensor xp = cell_->project(x);
   const int64_t width = xp.dim(2);
@@ -202,6 +225,7 @@ std::vector<Tensor> Rnn::run_fast(const Tensor& x, const std::vector<Tensor>& in
   }
   std::vector<Tensor> result{return_sequences_ ? sequence : output};
   if (return_state_) result.insert(result.end(), states.begin(), states.end());
+  if (final_states) *final_states = states;
   return result;
 }
 

@@ -6,8 +6,9 @@
 // output (zeros with zero_output_for_mask); the output keeps the mask with return_sequences. Which mask
 // a call with initial_state tensors gets follows the file's Keras (models/functional.h). go_backwards runs from the last
 // step and returns the outputs in that order. dropout / recurrent_dropout act in training, with one mask
-// per sequence. The cell may be a StackedRNNCells (states: every cell's, in order). Refused by name:
-// stateful=True, time_major=True.
+// per sequence. The cell may be a StackedRNNCells (states: every cell's, in order). stateful=True
+// layers start from and keep their states in the caller's RnnStates (layer.h). Refused by name:
+// time_major=True.
 #pragma once
 
 #include "layers/rnn/rnn_cell.h"
@@ -23,7 +24,10 @@ class Rnn : public Layer {
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override;
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext& ctx) const override;
   // The same with the mask given (Bidirectional hands its mask to both directions, initial_state or not).
-  std::vector<Tensor> run(const std::vector<Tensor>& in, const Tensor& mask, const CallContext& ctx) const;
+  // final_states: set to the states after the last step (stateful layers keep them).
+  std::vector<Tensor> run(const std::vector<Tensor>& in, const Tensor& mask, const CallContext& ctx,
+                          std::vector<Tensor>* final_states = nullptr) const;
+  bool stateful() const { return stateful_; }
   const RnnCell& cell() const { return *cell_; }
   // Read from Keras 2's CuDNNLSTM / CuDNNGRU (config "kerascpp_cudnn", io/config_dialect.cpp): the file's
   // cuDNN layout converted as Keras's own loader converts it (per gate, the input kernel in cuDNN's
@@ -41,11 +45,13 @@ class Rnn : public Layer {
   void do_build(const std::vector<Shape>& in) override;
 
  private:
-  std::vector<Tensor> run_fast(const Tensor& x, const std::vector<Tensor>& initial, const Tensor& mask) const;
+  std::vector<Tensor> run_fast(const Tensor& x, const std::vector<Tensor>& initial, const Tensor& mask,
+                               std::vector<Tensor>* final_states) const;
   std::string cls_;
   std::string cudnn_;  // "CuDNNLSTM" / "CuDNNGRU" when read from one
   std::shared_ptr<RnnCell> cell_;
   bool return_sequences_, return_state_, go_backwards_, zero_output_for_mask_;
+  bool stateful_;
 };
 
 }  // namespace kerascpp::layers
