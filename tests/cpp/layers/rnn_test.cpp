@@ -193,7 +193,8 @@ TEST(Rnn, ErrorsNameTheLayerAndTheValue) {
     }
     return std::string("(no error)");
   };
-  EXPECT_NE(message([] { make_layer("LSTM", {{"name", "s"}, {"units", 2}, {"stateful", true}}); }).find("'s' (LSTM) is stateful"),
+  EXPECT_NE(message([] { make_layer("LSTM", {{"name", "s"}, {"units", 2}, {"stateful", true}})->build({{-1, 5, 3}}); })
+                .find("'s' (LSTM) is stateful, which needs a fixed batch size"),
             std::string::npos);
   LayerPtr l = rnn("GRU", {}, {2, 5, 4});
   EXPECT_NE(message([&] { l->compute_output_shape({{2, 4}}); }).find("expected ndim=3, found ndim=2"), std::string::npos);
