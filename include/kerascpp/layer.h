@@ -80,11 +80,14 @@ struct CallContext {
 // argument named by `defaults_to` (MultiHeadAttention's key defaults to its value), or, when that is
 // empty, is left out of the inputs (then no later argument may be given). has_mask: the call also
 // takes `<name>_mask`, which Keras 3 fills in from the argument's mask when the call has several
-// tensor arguments (MultiHeadAttention's query_mask, value_mask, key_mask).
+// tensor arguments (MultiHeadAttention's query_mask, value_mask, key_mask). positional: false where
+// the two Kerases' positional orders differ there (MultiHeadAttention's attention_mask is fourth in
+// tf_keras, seventh in Keras 3): then only a keyword gives it.
 struct TensorArgument {
   std::string name;
   std::string defaults_to = {};
   bool has_mask = false;
+  bool positional = true;
 };
 
 class Layer {

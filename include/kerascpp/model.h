@@ -118,7 +118,7 @@ class Model {
   std::vector<Tensor> operator()(const std::vector<Tensor>& inputs, RnnStates& states,
                                  const std::vector<Tensor>& masks = {}) const;
   // Whether the model has stateful layers (then it runs only with an RnnStates).
-  bool stateful() const;
+  bool stateful() const { return stateful_; }
 
   std::vector<Layer*> layers() const;                     // model.layers
   Layer& get_layer(const std::string& name) const;        // ValueError naming what exists
@@ -192,6 +192,7 @@ class Model {
   std::shared_ptr<models::Functional> graph_;
   Json training_config_;
   std::shared_ptr<training::Compiled> compiled_;
+  bool stateful_ = false;  // found once, at construction
 };
 
 struct LoadOptions {

@@ -32,9 +32,11 @@ void bind_model(nb::module_& m) {
       .def_prop_ro("name", &Model::name)
       .def("predict", [](const Model& self, nb::handle inputs, int64_t batch_size, RnnStates* states) {
         std::vector<Tensor> in = tensors_from(inputs), out;
-        {
+        if (states) {  // the Python model's one stream: the GIL keeps two threads off it
+          out = self.predict(in, *states, batch_size);
+        } else {
           nb::gil_scoped_release release;
-          out = states ? self.predict(in, *states, batch_size) : self.predict(in, batch_size);
+          out = self.predict(in, batch_size);
         }
         return arrays_from(out);
       }, nb::arg("inputs"), nb::arg("batch_size") = 32, nb::arg("states") = nb::none())
@@ -42,9 +44,11 @@ void bind_model(nb::module_& m) {
         std::vector<Tensor> in = tensors_from(inputs), m, out;
         if (!masks.is_none())
           for (nb::handle h : masks) m.push_back(h.is_none() ? Tensor() : tensors_from(nb::make_tuple(h))[0]);
-        {
+        if (states) {  // the Python model's one stream: the GIL keeps two threads off it
+          out = self(in, *states, m);
+        } else {
           nb::gil_scoped_release release;
-          out = states ? self(in, *states, m) : self(in, m);
+          out = self(in, m);
         }
         return arrays_from(out);
       }, nb::arg("inputs"), nb::arg("masks") = nb::none(), nb::arg("states") = nb::none())

@@ -191,9 +191,12 @@ void Functional::add_call(int l, int id, const Json& call, int k) {
     std::vector<const Json*> in_arg;
     flatten_tensors(args[j], &in_arg);
     n.tensor_arguments += in_arg.empty() ? 0 : 1;
-    KCPP_CHECK(j < params.size() || params.size() == 1 || in_arg.empty(), NotImplementedError, "Layer '",
-               layer.name(), "' in model '", name(), "' is called with tensors in positional argument ", j,
-               "; kerascpp knows ", params.size(), " tensor argument(s) of ", layer.class_name());
+    // Past the tensor arguments (params.size() > 1) or onto a keyword-only one, only nulls may stand.
+    const bool placed = params.size() == 1 || (j < params.size() && params[j].positional);
+    KCPP_CHECK(placed || args[j].is_null(), NotImplementedError, "Layer '", layer.name(), "' in model '", name(),
+               "' is called with ", args[j].dump().substr(0, 80), " as positional argument ", j, " (",
+               j < params.size() ? "'" + params[j].name + "' is taken by keyword only" : "past its tensor arguments",
+               "), which kerascpp does not support");
     if (!in_arg.empty()) values[std::min(j, params.size() - 1)].push_back(&args[j]);
   }
   for (const auto& [key, value] : kwargs.items()) {
@@ -246,7 +249,8 @@ void Functional::add_call(int l, int id, const Json& call, int k) {
   if (params.size() > 1 && args.size() > 1) {
     Json normal = call;
     normal["args"] = Json::array({args[0]});
-    for (size_t j = 1; j < args.size(); ++j) normal["kwargs"][params[j].name] = args[j];
+    for (size_t j = 1; j < args.size(); ++j)
+      if (!args[j].is_null()) normal["kwargs"][params[j].name] = args[j];  // nulls are the defaults
     config_["layers"][l]["inbound_nodes"][k] = std::move(normal);
   }
   n.masks.assign(n.inputs.size(), Ref{});

@@ -1,5 +1,6 @@
 #include "kerascpp/model.h"
 
+#include <functional>
 #include <iomanip>
 #include <sstream>
 
@@ -13,6 +14,13 @@ Model::Model(LayerPtr graph, Json training_config)
   KCPP_CHECK(graph_ != nullptr, ValueError, "A Model is made from a Sequential or Functional graph. Received: ",
              graph ? "a " + graph->class_name() + " layer" : std::string("nothing"));
   if (training_config_.is_null()) training_config_ = Json::object();
+  std::function<bool(const Layer&)> any = [&](const Layer& l) {
+    if (l.get_config().value("stateful", false)) return true;
+    for (const Layer* s : l.sublayers())
+      if (any(*s)) return true;
+    return false;
+  };
+  stateful_ = any(*graph_);
 }
 
 Layer& Model::graph() const { return *graph_; }
@@ -30,16 +38,6 @@ std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs, const s
 std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs, RnnStates& states,
                                       const std::vector<Tensor>& masks) const {
   return call_with(inputs, masks, &states);
-}
-
-bool Model::stateful() const {
-  std::function<bool(const Layer&)> any = [&](const Layer& l) {
-    if (l.get_config().value("stateful", false)) return true;
-    for (const Layer* s : l.sublayers())
-      if (any(*s)) return true;
-    return false;
-  };
-  return any(graph());
 }
 
 std::vector<Tensor> Model::call_with(const std::vector<Tensor>& inputs, const std::vector<Tensor>& masks,

@@ -83,7 +83,7 @@ std::vector<Tensor> Attention::call(const std::vector<Tensor>& in, const CallCon
   }
   Tensor out = ops::batch_matmul(w, v);
   if (ctx.mask(0).defined()) out = mul(out, ctx.mask(0).reshape({q.dim(0), q.dim(1), 1}));
-  if (ctx.option("return_attention_scores", false)) return {out, weights};
+  if (ctx.option("return_attention_scores", false)) return {out, w};  // Keras returns them after dropout
   return {out};
 }
 

@@ -102,7 +102,7 @@ class MultiHeadAttention : public Layer {
   bool supports_masking() const override { return true; }
   bool clears_input_masks() const override { return !grouped_ && !keras2_semantics(); }
   std::vector<TensorArgument> tensor_arguments() const override {
-    return {{"query", "", true}, {"value", "", true}, {"key", "value", true}, {"attention_mask"}};
+    return {{"query", "", true}, {"value", "", true}, {"key", "value", true}, {"attention_mask", "", false, false}};
   }
   Json call_options() const override { return {{"return_attention_scores", false}, {"use_causal_mask", false}}; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {

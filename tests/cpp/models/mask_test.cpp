@@ -206,6 +206,14 @@ TEST(CallArguments, UnknownOptionsAndTensorKeywordsAreRefusedByName) {
   EXPECT_NE(error_of([] { attention_model({{"value", tensor("v")}}, {tensor("q"), tensor("v")}); })
                 .find("gives argument 'value' twice"),
             std::string::npos);
+  // attention_mask is fourth in tf_keras's positional order and seventh in Keras 3's: keyword only.
+  EXPECT_NE(error_of([] { attention_model(Json::object(), {tensor("q"), tensor("v"), tensor("v"), tensor("q")}); })
+                .find("'attention_mask' is taken by keyword only"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { attention_model(Json::object(), {tensor("q"), tensor("v"), tensor("v"), nullptr, nullptr, nullptr, nullptr, 3}); })
+                .find("past its tensor arguments"),
+            std::string::npos);
+  EXPECT_EQ(error_of([] { attention_model(Json::object(), {tensor("q"), tensor("v"), nullptr, nullptr}); }), "");  // defaults
   // training is the train step's to decide; a null option is Keras's default.
   EXPECT_EQ(error_of([] { attention_model({{"training", false}, {"attention_mask", nullptr}}, {tensor("q"), tensor("v")}); }), "");
 }
