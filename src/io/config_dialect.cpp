@@ -97,19 +97,12 @@ void canonical_layer_config(const std::string& cls, Json& c, int major) {
     c["dtype"] = p.contains("config") && p["config"].contains("name") ? p["config"]["name"] : Json("float32");
   }
   // Wrappers (Bidirectional, TimeDistributed, RNN) hold their layers' configs: the same rules apply there.
-  for (const char* key : {"layer", "backward_layer", "cell"})
-    if (c.contains(key) && c[key].is_object() && c[key].value("class_name", Json()).is_string() &&
-        c[key].value("config", Json()).is_object())
-    {
-      std::string inner = c[key]["class_name"].get<std::string>();
-      cudnn_as_keras(inner, c[key]["config"]);
-      c[key]["class_name"] = inner;
-      canonical_layer_config(inner, c[key]["config"], major);
-    }
-  if (c.contains("cells") && c["cells"].is_array())  // StackedRNNCells
-    for (Json& cell : c["cells"])
-      if (cell.is_object() && cell.value("class_name", Json()).is_string() && cell.value("config", Json()).is_object())
-        canonical_layer_config(cell["class_name"].get<std::string>(), cell["config"], major);
+  for (Json* e : inner_layer_entries(c)) {
+    std::string inner = (*e)["class_name"].get<std::string>();
+    cudnn_as_keras(inner, (*e)["config"]);
+    (*e)["class_name"] = inner;
+    canonical_layer_config(inner, (*e)["config"], major);
+  }
   keras2_layer_keys_to_canonical(cls, c, major);  // renamed and Keras-2-only keys (dialect_rules.cpp)
   if (cls == "InputLayer" && !c.contains("batch_shape") && c.contains("shape")) {
     Json s = Json::array({nullptr});
@@ -294,6 +287,19 @@ Json canonical_model_config(Json model_config, int major) {
              "': kerascpp loads Sequential and Functional models (a subclassed model has no config to rebuild from)");
   Json out = canonical_entry(std::move(model_config), major);
   return Json{{"class_name", std::move(out["class_name"])}, {"config", std::move(out["config"])}};
+}
+
+std::vector<Json*> inner_layer_entries(Json& c) {
+  std::vector<Json*> out;
+  auto entry = [](const Json& e) {
+    return e.is_object() && e.value("class_name", Json()).is_string() && e.value("config", Json()).is_object();
+  };
+  for (const char* key : {"layer", "backward_layer", "cell"})
+    if (c.contains(key) && entry(c[key])) out.push_back(&c[key]);
+  if (c.contains("cells") && c["cells"].is_array())
+    for (Json& cell : c["cells"])
+      if (entry(cell)) out.push_back(&cell);
+  return out;
 }
 
 bool keras2_semantics_differ(const std::string& cls) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "kerascpp/layer.h"
 
@@ -20,6 +21,11 @@ int config_keras_major(const Json& model_config);
 // (Keras <= 2.2.2 Sequential). Returns {"class_name": "Functional"|"Sequential", "config": {...}}.
 // keras_major selects Keras 2 semantics where names mean different things (0: guess).
 Json canonical_model_config(Json model_config, int keras_major);
+
+// The layer entries ({"class_name", "config"}) a layer's config holds: a wrapper's "layer" and
+// "backward_layer", an RNN's "cell", a StackedRNNCells' "cells" (pointers into config). Readers and
+// writers apply their rules to these as to the model's layers.
+std::vector<Json*> inner_layer_entries(Json& config);
 
 // The layer classes whose numbers differ between tf_keras and Keras 3 when masks reach them (a fully
 // masked softmax row, merged masks): read from a Keras 2 file they get "kerascpp_keras2" in their

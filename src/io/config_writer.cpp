@@ -54,12 +54,7 @@ Json keras3_entry(Json e) {
     }
     if (cls == "BatchNormalization" && !e["config"].value("virtual_batch_size", Json()).is_null())
       unrepresentable(e["config"], "`virtual_batch_size` (tf_keras)", "3");
-    for (const char* key : {"layer", "backward_layer", "cell"})  // a wrapper's layers (Bidirectional, TimeDistributed)
-      if (e["config"].contains(key) && e["config"][key].is_object() && e["config"][key].contains("class_name"))
-        e["config"][key] = keras3_entry(std::move(e["config"][key]));
-    if (e["config"].contains("cells") && e["config"]["cells"].is_array())  // StackedRNNCells
-      for (Json& cell : e["config"]["cells"])
-        if (cell.is_object() && cell.contains("class_name")) cell = keras3_entry(std::move(cell));
+    for (Json* inner : inner_layer_entries(e["config"])) *inner = keras3_entry(std::move(*inner));
     const ApplicationLayer* app = application_layer(cls);
     e["module"] = app ? app->module : "keras.layers";
     e["registered_name"] = app ? Json(cls) : Json(nullptr);
@@ -76,13 +71,7 @@ Json keras3_entry(Json e) {
 // Keras 2 layer configs: the keys and names tf-keras's constructors accept.
 void keras2_layer_config(const std::string& cls, Json& c) {
   canonical_layer_keys_to_keras2(cls, c);  // renamed and Keras-3-only keys (dialect_rules.cpp)
-  std::vector<Json*> inner;  // a wrapper's layers (Bidirectional, TimeDistributed), a stack's cells
-  for (const char* key : {"layer", "backward_layer", "cell"})
-    if (c.contains(key) && c[key].is_object() && c[key].value("class_name", Json()).is_string()) inner.push_back(&c[key]);
-  if (c.contains("cells") && c["cells"].is_array())
-    for (Json& cell : c["cells"])
-      if (cell.is_object() && cell.value("class_name", Json()).is_string()) inner.push_back(&cell);
-  for (Json* e : inner) {
+  for (Json* e : inner_layer_entries(c)) {  // a wrapper's layers, an RNN's cell, a stack's cells
     e->erase("module");
     e->erase("registered_name");
     e->erase("build_config");
@@ -152,7 +141,8 @@ std::set<std::string> mask_only_op_nodes(const Json& config) {
       if (!call.is_object()) continue;
       Json data = call;
       if (data.contains("kwargs"))
-        for (const char* key : {"mask", "query_mask", "value_mask", "key_mask"}) data["kwargs"].erase(key);
+        for (auto it = data["kwargs"].begin(); it != data["kwargs"].end();)
+          it = is_mask_kwarg(it.key()) ? data["kwargs"].erase(it) : std::next(it);
       std::vector<const Json*> tensors;
       flatten_tensors(data, &tensors);
       for (const Json* t : tensors) data_users[(*t)["config"]["keras_history"][0].get<std::string>()].insert(name);

@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "layers/rnn/rnn.h"
 #include "models/functional.h"
 #include "ops/ops.h"
 
@@ -15,7 +16,8 @@ Model::Model(LayerPtr graph, Json training_config)
              graph ? "a " + graph->class_name() + " layer" : std::string("nothing"));
   if (training_config_.is_null()) training_config_ = Json::object();
   std::function<bool(const Layer&)> any = [&](const Layer& l) {
-    if (l.get_config().value("stateful", false)) return true;
+    const auto* rnn = dynamic_cast<const layers::Rnn*>(&l);
+    if (rnn && rnn->stateful()) return true;
     for (const Layer* s : l.sublayers())
       if (any(*s)) return true;
     return false;

@@ -171,10 +171,8 @@ class MultiHeadAttention : public Layer {
       v = ops::repeat(v, {1, 1, heads_ / kv_heads_, 1});
     }
     q = ops::scale_shift(q, 1.f / std::sqrt(static_cast<float>(key_dim_)), 0.f);
-    const int rank = q.rank();
-    const std::vector<int> axes = attention_axes(rank);
-    const AttentionEquations eq = grouped_ ? AttentionEquations{"bquh,bkuh->buqk", "buqk,bkuh->bquh", 4}
-                                           : attention_equations(rank, axes);
+    const std::vector<int>& axes = axes_;
+    const AttentionEquations& eq = equations_;
     Tensor scores = grouped_ ? ops::einsum(eq.dot_product, q, k) : ops::einsum(eq.dot_product, k, q);
     if (mask.defined()) {  // keras's _masked_softmax: 1-dims inserted before the attention axes
       const int at = -static_cast<int>(axes.size()) * 2 - 1;
@@ -204,6 +202,8 @@ class MultiHeadAttention : public Layer {
     compute_output_shape(in);
     const Shape &q = in[0], &v = in[1], &k = in[2];
     const int qr = static_cast<int>(q.size()), vr = static_cast<int>(v.size()), kr = static_cast<int>(k.size());
+    axes_ = attention_axes(qr + 1);  // of the projected tensors (batch, <axes>, heads, channels)
+    equations_ = grouped_ ? AttentionEquations{"bquh,bkuh->buqk", "buqk,bkuh->bquh", 4} : attention_equations(qr + 1, axes_);
     if (grouped_) {
       query_ = dense("query", "bqm,muh->bquh", Json::array({nullptr, heads_, key_dim_}), "uh", q, "linear");
       key_ = dense("key", "bkm,mvh->bkvh", Json::array({nullptr, kv_heads_, key_dim_}), "vh", k, "linear");
@@ -306,6 +306,8 @@ class MultiHeadAttention : public Layer {
   std::vector<int> attention_axes_;
   bool has_activity_regularizer_ = false;
   std::shared_ptr<EinsumDense> query_, key_, gate_, value_, output_;
+  std::vector<int> axes_;  // set by do_build, as Keras's _build_attention
+  AttentionEquations equations_;
 };
 
 }  // namespace

@@ -99,6 +99,8 @@ void EinsumDense::do_build(const std::vector<Shape>& in) {
                "axis '", c, "'. Received: input shape ", shape_str(in[0]));
   }
   kernel_ = add_weight("kernel", kernel);
+  built_equation_ = l.in + "," + l.kernel + "->" + l.out;
+  built_rank_ = static_cast<int>(in[0].size());
   if (bias_axes_.empty()) return;
   size_t first = l.out.size();
   for (char c : bias_axes_) {
@@ -115,10 +117,9 @@ void EinsumDense::do_build(const std::vector<Shape>& in) {
 }
 
 Tensor EinsumDense::apply(const Tensor& x) const {
-  const Letters l = letters(x.rank());
-  KCPP_CHECK(static_cast<int>(l.in.size()) == x.rank(), ValueError, "Layer '", name(), "' (EinsumDense): equation '",
-             equation_, "' expects an input of rank ", l.in.size(), ". Received: shape=", shape_str(x.shape()));
-  Tensor y = ops::einsum(l.in + "," + l.kernel + "->" + l.out, x, kernel_->value());
+  KCPP_CHECK(x.rank() == built_rank_, ValueError, "Layer '", name(), "' (EinsumDense): equation '", equation_,
+             "' was built for inputs of rank ", built_rank_, ". Received: shape=", shape_str(x.shape()));
+  Tensor y = ops::einsum(built_equation_, x, kernel_->value());
   if (bias_) y = ops::binary(ops::BinaryOp::add, y, bias_->value());
   return activation_(y);
 }

@@ -39,6 +39,8 @@ class EinsumDense : public Layer {
   ActivationFn activation_;
   VariablePtr kernel_, bias_;
   Shape bias_shape_;  // Keras's, trailing 1s included
+  std::string built_equation_;  // for the built input rank, the ellipsis spelled out (set by do_build)
+  int built_rank_ = 0;
 };
 
 }  // namespace kerascpp::layers

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "kerascpp/error.h"
+#include "../test_errors.h"
 #include "layer_test_util.h"
 #include "ops/ops.h"
 
@@ -23,14 +24,7 @@ LayerPtr built(const std::string& cls, const Json& config, const std::vector<Sha
   return l;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_of;
 
 TEST(Einsum, MatchesLoopsForBatchContractedFreeAndSummedLetters) {
   std::mt19937 g(1);

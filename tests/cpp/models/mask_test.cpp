@@ -8,6 +8,7 @@
 
 #include "kerascpp/model.h"
 #include "kerascpp/warnings.h"
+#include "../test_errors.h"
 
 namespace kerascpp {
 namespace {
@@ -153,6 +154,7 @@ TEST(Masks, ALayerThatCannotTakeAMaskDropsItWithKerassWarningOnce) {
 
 namespace kerascpp {
 namespace {
+using testing::error_of;
 
 Model attention_model(Json kwargs, std::vector<Json> args) {
   Json mha = entry("MultiHeadAttention", {{"name", "mha"}, {"num_heads", 2}, {"key_dim", 2}}, {});
@@ -189,14 +191,6 @@ TEST(CallArguments, OptionsAndTensorsByPositionOrKeywordReachTheLayer) {
 }
 
 TEST(CallArguments, UnknownOptionsAndTensorKeywordsAreRefusedByName) {
-  auto error_of = [](const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const std::exception& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
   EXPECT_NE(error_of([] { attention_model({{"use_flash", true}}, {tensor("q"), tensor("v")}); })
                 .find("Layer 'mha' (MultiHeadAttention) in model 'm' is called with use_flash=true"),
             std::string::npos);

@@ -9,12 +9,14 @@
 #include <sstream>
 #include <thread>
 
+#include "../test_errors.h"
 #include "../test_paths.h"
 #include "io/npy.h"
 #include "kerascpp/model.h"
 
 namespace kerascpp {
 namespace {
+using testing::error_of;
 
 std::string read_text(const std::string& path) {
   std::ifstream f(path);
@@ -78,14 +80,6 @@ TEST(Stateful, ErrorsNameTheLayerAndWhatToDo) {
   const std::string dir = testing::fixture("stateful_rnn/keras3");
   const Model m = load_model(dir + "/model.keras");
   const Tensor x1 = io::read_npy(dir + "/x1.npy");
-  auto error_of = [](const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const std::exception& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
   EXPECT_NE(error_of([&] { m.predict({x1}); }).find("Layer 'lstm' (LSTM) is stateful: call the model with the caller's states"),
             std::string::npos);
   RnnStates s;
