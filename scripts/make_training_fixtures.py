@@ -335,6 +335,27 @@ def seq2seq(K):
     return K.Model(x, L.Dense(2, name="out")(d), name="seq2seq")
 
 
+def data_frames(rng, n=24, steps=4, size=6):
+    """Frames of a moving bright square; the target: its final column, scaled."""
+    x = (rng.standard_normal((n, steps, size, size, 1)) * 0.1).astype(F32)
+    start = rng.integers(0, size - 2, size=(n, 2))
+    for i in range(n):
+        for t in range(steps):
+            r, c = start[i, 0], min(start[i, 1] + t // 2, size - 2)
+            x[i, t, r:r + 2, c:c + 2, 0] += 1.0
+    y = (np.argmax(x[:, -1, :, :, 0].sum(axis=1), axis=1)[:, None] / size).astype(F32)
+    return {"x": x, "y": y}
+
+
+def conv_lstm(K):
+    L = K.layers
+    return K.Sequential([K.Input((4, 6, 6, 1)),
+                         L.ConvLSTM2D(4, 3, padding="same", recurrent_activation="sigmoid", return_sequences=True,
+                                      name="convlstm_a"),
+                         L.ConvLSTM2D(3, 2, strides=2, recurrent_activation="sigmoid", name="convlstm_b"),
+                         L.GlobalAveragePooling2D(name="pool"), L.Dense(1, name="out")], name="conv_lstm")
+
+
 CASES.update({
     # SGD: Keras's TensorFlow optimizers square an Embedding's gradient per occurrence of a token
     # (tf.IndexedSlices) before summing, so Adam / RMSprop / Adagrad moments differ from the dense
@@ -347,6 +368,8 @@ CASES.update({
                                 CCE, ["accuracy"], batch_size=16, epochs=3),
     "seq2seq_return_state": _c(seq2seq, data_seq2seq, lambda K: K.optimizers.Adam(1e-2), lambda K: "mse",
                                ["mae"], batch_size=8, epochs=3),
+    "seq_conv_lstm": _c(conv_lstm, data_frames, lambda K: K.optimizers.Adam(1e-2), lambda K: "mse", ["mae"],
+                        batch_size=8, epochs=3),
 })
 
 RESUME_K3 = "resume_keras3"

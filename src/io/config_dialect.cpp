@@ -46,7 +46,8 @@ Json convert_kwargs(const Json& j) {
 // tf_keras lists a recurrent layer's initial states after its input in the call ([x, h, c]);
 // Keras 3 passes them as initial_state=[h, c].
 bool keras2_lists_initial_state(const std::string& cls) {
-  return cls == "SimpleRNN" || cls == "LSTM" || cls == "GRU" || cls == "RNN" || cls == "Bidirectional";
+  return cls == "SimpleRNN" || cls == "LSTM" || cls == "GRU" || cls == "RNN" || cls == "Bidirectional" ||
+         cls.rfind("ConvLSTM", 0) == 0;
 }
 
 // Keras 2 list form: one element per call, each a list of [layer, node, tensor, kwargs].

@@ -35,6 +35,7 @@ const std::vector<DialectRule>& rules() {
       {"LSTM", {}, {{"time_major", false}, {"implementation", kAny}}, {{"use_cudnn", kAny}, {"seed", kAny}}},
       {"GRU", {}, {{"time_major", false}, {"implementation", kAny}}, {{"use_cudnn", kAny}, {"seed", kAny}}},
       {"RNN", {}, {{"time_major", false}}, {}},
+      {"ConvLSTM*", {}, {{"time_major", false}}, {{"seed", kAny}}},
       // tf_keras's attention: the deprecated causal flag (use_causal_mask is a call argument in both),
       // MultiHeadAttention's recorded build shapes; Keras 3.15's gate, sliding window and seeds.
       {"Attention", {}, {{"causal", false}}, {{"seed", kAny}}},

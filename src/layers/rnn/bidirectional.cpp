@@ -23,7 +23,7 @@ std::shared_ptr<Rnn> direction(const Json& spec, const std::string& who, const s
   c["zero_output_for_mask"] = zero_output;
   auto rnn = std::dynamic_pointer_cast<Rnn>(make_layer(spec["class_name"].get<std::string>(), c));
   KCPP_CHECK(rnn != nullptr, NotImplementedError, who, " wraps a ", spec["class_name"].get<std::string>(),
-             " layer; kerascpp's Bidirectional takes SimpleRNN, LSTM and GRU");
+             " layer; kerascpp's Bidirectional takes SimpleRNN, LSTM, GRU, RNN and ConvLSTM1D/2D/3D");
   return rnn;
 }
 
@@ -145,8 +145,10 @@ class Bidirectional : public Layer {
     return {f, b};
   }
   static Tensor flip_time(const Tensor& y) {
+    Shape one_step = y.shape();  // (batch, 1, ...)
+    one_step[1] = 1;
     std::vector<Tensor> steps;
-    for (int64_t t = y.dim(1) - 1; t >= 0; --t) steps.push_back(ops::slice(y, {0, t, 0}, {y.dim(0), 1, y.dim(2)}));
+    for (int64_t t = y.dim(1) - 1; t >= 0; --t) steps.push_back(time_step(y, t).reshape(one_step));
     return steps.empty() ? y : ops::concatenate(steps, 1);
   }
 

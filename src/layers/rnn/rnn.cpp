@@ -17,6 +17,11 @@ using ops::BinaryOp;
 
 Tensor mul(const Tensor& a, const Tensor& b) { return ops::binary(BinaryOp::multiply, a, b); }
 
+Shape without_time(Shape sequences) {
+  sequences.erase(sequences.begin() + 1);
+  return sequences;
+}
+
 // Keras's dropout mask: 1 / (1 - rate) with probability 1 - rate, else 0.
 Tensor dropout_mask(const Shape& shape, float rate, std::mt19937_64& rng) {
   std::bernoulli_distribution keep(1.0 - rate);
@@ -26,6 +31,13 @@ Tensor dropout_mask(const Shape& shape, float rate, std::mt19937_64& rng) {
 }
 
 }  // namespace
+
+Tensor time_step(const Tensor& sequences, int64_t t) {
+  std::vector<int64_t> begin(sequences.rank(), 0), size = sequences.shape();
+  begin[1] = t;
+  size[1] = 1;
+  return ops::slice(sequences, begin, size).reshape(without_time(sequences.shape()));
+}
 
 Rnn::Rnn(const Json& config, std::string cls, std::shared_ptr<RnnCell> cell)
     : Layer(config),
@@ -43,20 +55,26 @@ Rnn::Rnn(const Json& config, std::string cls, std::shared_ptr<RnnCell> cell)
 }
 
 std::vector<Shape> Rnn::compute_output_shape(const std::vector<Shape>& in) const {
-  KCPP_CHECK(!in.empty() && in[0].size() == 3, ValueError, "Input 0 of layer '", name(), "' (", cls_,
-             ") is incompatible with the layer: expected ndim=3, found ndim=", in.empty() ? 0 : in[0].size(),
+  const size_t rank = cell_->step_rank() + 1;
+  KCPP_CHECK(!in.empty() && in[0].size() == rank, ValueError, "Input 0 of layer '", name(), "' (", cls_,
+             ") is incompatible with the layer: expected ndim=", rank, ", found ndim=", in.empty() ? 0 : in[0].size(),
              ". Full shape received: ", in.empty() ? std::string("()") : shape_str(in[0]));
   const size_t n = cell_->state_count();
   KCPP_CHECK(in.size() == 1 || in.size() == 1 + n, ValueError, "Layer '", name(), "' (", cls_, ") expects ", n,
              " initial state(s). Received: ", in.size() - 1);
-  const int64_t batch = in[0][0], units = cell_->units();
-  for (size_t i = 1; i < in.size(); ++i)
-    KCPP_CHECK(in[i].size() == 2 && in[i][1] == cell_->state_units(i - 1) && (batch < 0 || in[i][0] < 0 || in[i][0] == batch),
-               ValueError, "Initial state ", i - 1, " of layer '", name(), "' (", cls_, ") must have shape (", batch, ", ",
-               cell_->state_units(i - 1), "). Received: ", shape_str(in[i]));
-  std::vector<Shape> out{return_sequences_ ? Shape{batch, in[0][1], units} : Shape{batch, units}};
+  const Shape step = without_time(in[0]);
+  for (size_t i = 1; i < in.size(); ++i) {
+    const Shape want = cell_->state_shape(i - 1, step);
+    bool ok = in[i].size() == want.size();
+    for (size_t d = 0; ok && d < want.size(); ++d) ok = in[i][d] == want[d] || in[i][d] < 0 || want[d] < 0;
+    KCPP_CHECK(ok, ValueError, "Initial state ", i - 1, " of layer '", name(), "' (", cls_, ") must have shape ",
+               shape_str(want), ". Received: ", shape_str(in[i]));
+  }
+  Shape y = cell_->state_shape(cell_->output_state(), step);
+  if (return_sequences_) y.insert(y.begin() + 1, in[0][1]);
+  std::vector<Shape> out{y};
   if (return_state_)
-    for (size_t i = 0; i < n; ++i) out.push_back({batch, cell_->state_units(i)});
+    for (size_t i = 0; i < n; ++i) out.push_back(cell_->state_shape(i, step));
   return out;
 }
 
@@ -64,7 +82,7 @@ void Rnn::do_build(const std::vector<Shape>& in) {
   KCPP_CHECK(!stateful_ || in[0][0] > 0, ValueError, "Layer '", name(), "' (", cls_, ") is stateful, which needs a "
              "fixed batch size: give the model's input a batch_shape (keras.Input(batch_shape=...)). Received: "
              "input_shape=", shape_str(in[0]));
-  cell_->build({{in[0][0], in[0][2]}});
+  cell_->build({without_time(in[0])});
 }
 
 std::vector<Tensor> Rnn::compute_mask(const std::vector<Tensor>&, const std::vector<Tensor>& masks) const {
@@ -101,10 +119,11 @@ std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_
   for (const Tensor& t : in) shapes.push_back(t.shape());
   compute_output_shape(shapes);
   const Tensor& x = in[0];
-  const int64_t batch = x.dim(0), steps = x.dim(1), units = cell_->units();
+  const int64_t batch = x.dim(0), steps = x.dim(1);
+  const Shape step = without_time(x.shape());
   std::vector<Tensor> states(in.begin() + 1, in.end());
   if (states.empty())
-    for (size_t i = 0; i < cell_->state_count(); ++i) states.push_back(Tensor::zeros({batch, cell_->state_units(i)}));
+    for (size_t i = 0; i < cell_->state_count(); ++i) states.push_back(Tensor::zeros(cell_->state_shape(i, step)));
   // Both loops keep a step where the mask is nonzero; only other dtypes need converting (graph masks
   // are float32 already).
   const Tensor mask =
@@ -113,7 +132,7 @@ std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_
              ") received a mask of shape ", shape_str(mask.defined() ? mask.shape() : Shape{}),
              " for sequences of shape ", shape_str(x.shape()), "; expected (", batch, ", ", steps, ")");
 
-  if (!ctx.training && ops::active_recorder() == nullptr) {
+  if (!ctx.training && ops::active_recorder() == nullptr && cell_->has_fast_step()) {
     std::vector<Tensor> fast = run_fast(x, states, mask, final_states);
     if (!fast.empty()) return fast;
   }
@@ -122,31 +141,45 @@ std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_
   Tensor xin = x, recurrent_mask;
   if (ctx.training && (cell_->dropout() > 0.f || cell_->recurrent_dropout() > 0.f)) {
     std::mt19937_64 rng = layer_rng(ctx, name());
-    if (cell_->dropout() > 0.f) xin = mul(x, dropout_mask({batch, 1, x.dim(2)}, cell_->dropout(), rng));
+    Shape one_step = x.shape();  // one mask per sequence, the same at every step
+    one_step[1] = 1;
+    if (cell_->dropout() > 0.f) xin = mul(x, dropout_mask(one_step, cell_->dropout(), rng));
     if (cell_->recurrent_dropout() > 0.f)
-      recurrent_mask = dropout_mask({batch, cell_->state_units(0)}, cell_->recurrent_dropout(), rng);
+      recurrent_mask = dropout_mask(cell_->state_shape(0, step), cell_->recurrent_dropout(), rng);
   }
-  const Tensor xp = cell_->project(xin);  // every step's input product in one matmul
-  const int64_t width = xp.dim(2);
-  Tensor output = Tensor::zeros({batch, units});
+  const Tensor xp = cell_->project(xin);  // every step's input product in one matmul (or convolution)
+  const Shape output_shape = cell_->state_shape(cell_->output_state(), step);
+  Tensor output = Tensor::zeros(output_shape);
   std::vector<Tensor> outputs;
   for (int64_t s = 0; s < steps; ++s) {
     const int64_t t = go_backwards_ ? steps - 1 - s : s;
-    const Tensor xp_t = ops::slice(xp, {0, t, 0}, {batch, 1, width}).reshape({batch, width});
-    std::vector<Tensor> next = cell_->step(xp_t, states, recurrent_mask);
+    std::vector<Tensor> next = cell_->step(time_step(xp, t), states, recurrent_mask);
     Tensor out = next[cell_->output_state()];
     if (mask.defined()) {  // a masked step keeps the states and repeats the output (or gives zeros)
-      const Tensor m = ops::slice(mask, {0, t}, {batch, 1});
+      Shape per_sample(out.rank(), 1);  // (batch, 1, ...): broadcast over each sample's values
+      per_sample[0] = batch;
+      const Tensor m = ops::slice(mask, {0, t}, {batch, 1}).reshape(per_sample);
       for (size_t i = 0; i < next.size(); ++i) next[i] = ops::where(m, next[i], states[i]);
       out = ops::where(m, out, zero_output_for_mask_ ? Tensor::zeros(out.shape()) : output);
     }
     states = std::move(next);
     output = out;
-    if (return_sequences_) outputs.push_back(out.reshape({batch, 1, units}));
+    if (return_sequences_) {
+      Shape one_step = out.shape();  // (batch, 1, ...)
+      one_step.insert(one_step.begin() + 1, 1);
+      outputs.push_back(out.reshape(one_step));
+    }
   }
   std::vector<Tensor> result;
-  result.push_back(return_sequences_ ? (steps > 0 ? ops::concatenate(outputs, 1) : Tensor::zeros({batch, 0, units}))
-                                     : output);
+  if (!return_sequences_) {
+    result.push_back(output);
+  } else if (steps > 0) {
+    result.push_back(ops::concatenate(outputs, 1));
+  } else {
+    Shape empty = output_shape;
+    empty.insert(empty.begin() + 1, 0);
+    result.push_back(Tensor::zeros(empty));
+  }
   if (return_state_) result.insert(result.end(), states.begin(), states.end());
   if (final_states) *final_states = states;
   return result;

@@ -15,6 +15,9 @@
 
 namespace kerascpp::layers {
 
+// Step t of sequences (batch, steps, ...): (batch, ...), through ops (the tape sees it).
+Tensor time_step(const Tensor& sequences, int64_t t);
+
 class Rnn : public Layer {
  public:
   Rnn(const Json& config, std::string cls, std::shared_ptr<RnnCell> cell);

@@ -206,17 +206,22 @@ Tensor RnnCell::recurrent(const Tensor& h, const Tensor& recurrent_mask) const {
 std::vector<Shape> RnnCell::compute_output_shape(const std::vector<Shape>& in) const {
   KCPP_CHECK(in.size() == 1 + state_count(), ValueError, "Layer '", name(), "' (", cls_, ") expects the input and ",
              state_count(), " state(s). Received: ", in.size(), " tensors");
-  return std::vector<Shape>(1 + state_count(), Shape{in[0][0], units_});
+  std::vector<Shape> out{state_shape(output_state(), in[0])};
+  for (size_t i = 0; i < state_count(); ++i) out.push_back(state_shape(i, in[0]));
+  return out;
 }
 
 std::vector<Tensor> RnnCell::call(const std::vector<Tensor>& in, const CallContext&) const {
   std::vector<Shape> shapes;
   for (const Tensor& t : in) shapes.push_back(t.shape());
   compute_output_shape(shapes);
-  const Tensor x = in[0].reshape({in[0].dim(0), 1, in[0].dim(1)});
-  const Tensor xp = project(x).reshape({in[0].dim(0), gates_ * units_});
-  std::vector<Tensor> s = step(xp, std::vector<Tensor>(in.begin() + 1, in.end()), Tensor());
-  s.insert(s.begin(), s[0]);
+  Shape one_step = in[0].shape();  // (batch, 1, *features): a sequence of one step
+  one_step.insert(one_step.begin() + 1, 1);
+  Tensor xp = project(in[0].reshape(one_step));
+  Shape projected = xp.shape();
+  projected.erase(projected.begin() + 1);
+  std::vector<Tensor> s = step(xp.reshape(projected), std::vector<Tensor>(in.begin() + 1, in.end()), Tensor());
+  s.insert(s.begin(), s[output_state()]);
   return s;
 }
 

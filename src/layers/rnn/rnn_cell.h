@@ -31,9 +31,18 @@ class RnnCell : public Layer {
   float dropout() const { return dropout_; }
   float recurrent_dropout() const { return recurrent_dropout_; }
 
-  // x: (batch, steps, features) -> (batch, steps, gates * units).
+  // The rank of one step's input, batch included: 2, (batch, features); ConvLSTM's rank + 2.
+  virtual size_t step_rank() const { return 2; }
+  // State i's shape for one step's input of shape `step` (batch first): (batch, units) here, ConvLSTM's
+  // (batch, *spatial, filters). A step's output has the shape of state output_state().
+  virtual Shape state_shape(size_t i, const Shape& step) const { return {step[0], state_units(i)}; }
+  // False where fast_step never applies: the RNN layer then skips its raw-buffer loop.
+  virtual bool has_fast_step() const { return true; }
+
+  // x: (batch, steps, features) -> (batch, steps, gates * units); ConvLSTM's (batch, steps, *spatial,
+  // channels) -> (batch, steps, *out_spatial, 4 * filters).
   virtual Tensor project(const Tensor& x) const;
-  // xp: (batch, gates * units), the step's projection; states: state_count() tensors (batch, units);
+  // xp: the step's projection, (batch, gates * units); states: state_count() tensors of state_shape();
   // recurrent_mask: recurrent dropout's mask on the first state (undefined for none). The new states;
   // the first is the step's output.
   virtual std::vector<Tensor> step(const Tensor& xp, const std::vector<Tensor>& states,

@@ -43,14 +43,20 @@ inline double worst_weight_gradient_error(const Layer& l, const std::vector<Tens
   double worst = 0;
   const double eps = 1e-2;
   for (size_t k = 0; k < l.weights().size(); ++k) {
-    float* w = l.weights()[k]->value().data<float>();
-    for (int64_t i = 0; i < l.weights()[k]->value().size(); ++i) {
+    const VariablePtr v = l.weights()[k];
+    float* w = v->value().data<float>();
+    // Each change in place is announced (mark_updated), so that layers caching packed weights see it.
+    auto set = [&](int64_t i, float value) {
+      w[i] = value;
+      v->mark_updated();
+    };
+    for (int64_t i = 0; i < v->value().size(); ++i) {
       const float keep = w[i];
-      w[i] = keep + static_cast<float>(eps);
+      set(i, keep + static_cast<float>(eps));
       const double plus = objective();
-      w[i] = keep - static_cast<float>(eps);
+      set(i, keep - static_cast<float>(eps));
       const double minus = objective();
-      w[i] = keep;
+      set(i, keep);
       const double numeric = (plus - minus) / (2 * eps);
       const double a = analytic[k].defined() ? analytic[k].data<float>()[i] : 0.0;
       const double err = std::fabs(a - numeric) / std::max({std::fabs(a), std::fabs(numeric), 1e-3});
