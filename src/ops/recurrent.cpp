@@ -1,10 +1,11 @@
 // lstm_step: one LSTM step as one op, so that training through time records one op per step instead of
-// fifteen. The forward computes what keras.layers.LSTMCell computes with the kernels and the order of
-// kerascpp's op-by-op step; the backward is the LSTM's, written out.
+// fifteen. The forward is kernels::lstm_step, which the inference loop runs too; the backward is the
+// LSTM's, written out.
 #include <algorithm>
 
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
+#include "kernels/recurrent.h"
 #include "ops/checks.h"
 #include "ops/ops.h"
 #include "ops/tape.h"
@@ -17,9 +18,6 @@ void add_into(float* y, const float* a, const float* b, int64_t n) {
 }
 void mul_into(float* y, const float* a, const float* b, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = a[i] * b[i];
-}
-void apply(UnaryOp op, float* x, int64_t n) {
-  if (op != UnaryOp::linear) kernels::unary(op, x, x, n, default_alpha(op));
 }
 void grad(UnaryOp op, const float* x, const float* y, const float* dy, float* dx, int64_t n) {
   kernels::unary_grad(op, x, y, dy, dx, n, default_alpha(op));
@@ -40,29 +38,17 @@ Tensor lstm_step(const Tensor& xp, const Tensor& h, const Tensor& c, const Tenso
     hd = Tensor::empty(h.shape());
     mul_into(hd.data<float>(), h.data<float>(), rm.data<float>(), n);
   }
-  std::vector<float> z(4 * n);
-  kernels::matmul(hd.data<float>(), u.data<float>(), z.data(), batch, 4 * units, units);
-  add_into(z.data(), xp.data<float>(), z.data(), 4 * n);
-  // Per gate (i, f, g, o), contiguous (batch, units): its input and its activation.
+  // Per gate (i, f, c, o), contiguous (batch, units): its input and its activation.
   Tensor pre = Tensor::empty({4, batch, units}), gate = Tensor::empty({4, batch, units});
-  for (int k = 0; k < 4; ++k) {
-    float* p = pre.data<float>() + k * n;
-    for (int64_t b = 0; b < batch; ++b)
-      std::copy(z.data() + (b * 4 + k) * units, z.data() + (b * 4 + k + 1) * units, p + b * units);
-    std::copy(p, p + n, gate.data<float>() + k * n);
-    apply(k == 2 ? act : ract, gate.data<float>() + k * n, n);
-  }
-  const float *gi = gate.data<float>(), *gf = gi + n, *gg = gi + 2 * n, *go = gi + 3 * n;
-  Tensor c_new = Tensor::empty(h.shape()), ac = Tensor::empty(h.shape());
-  mul_into(c_new.data<float>(), gf, c.data<float>(), n);
-  mul_into(z.data(), gi, gg, n);
-  add_into(c_new.data<float>(), c_new.data<float>(), z.data(), n);
-  std::copy(c_new.data<float>(), c_new.data<float>() + n, ac.data<float>());
-  apply(act, ac.data<float>(), n);
+  Tensor c_new = Tensor::empty(h.shape()), ac = Tensor::empty(h.shape()), h_new = Tensor::empty(h.shape());
+  std::vector<float> z(4 * n);
+  kernels::lstm_step(xp.data<float>(), hd.data<float>(), c.data<float>(), u.data<float>(), batch, units,
+                     {act, default_alpha(act), ract, default_alpha(ract)}, z.data(), gate.data<float>(),
+                     pre.data<float>(), ac.data<float>(), h_new.data<float>(), c_new.data<float>());
   Tensor out = Tensor::empty({batch, 2 * units});  // [h' | c'] per row
   for (int64_t b = 0; b < batch; ++b) {
     float* row = out.data<float>() + b * 2 * units;
-    mul_into(row, go + b * units, ac.data<float>() + b * units, units);
+    std::copy(h_new.data<float>() + b * units, h_new.data<float>() + (b + 1) * units, row);
     std::copy(c_new.data<float>() + b * units, c_new.data<float>() + (b + 1) * units, row + units);
   }
   if (Recorder* r = tape_for({&xp, &h, &c, &u}))

@@ -1,9 +1,11 @@
 // Fast activations: one switch on the op, then a float loop per op. The cheap ones (relu, relu6,
-// hard_sigmoid, leaky_relu, square, abs...) vectorise; the transcendental ones call <cmath> per
+// hard_sigmoid, leaky_relu, square, abs...) vectorise, and so do sigmoid, tanh and the ones built on
+// them (silu, gelu's tanh form, mish's tanh; kernels/isa/fast_math.h); the others call <cmath> per
 // element. Formulas match ref/activation.cpp (the definitions, from Keras 3), in float.
 #include <cmath>
 #include <limits>
 
+#include "kernels/isa/fast_math.h"
 #include "kernels/isa/isa_set.h"
 
 namespace kerascpp::kernels::KCPP_ISA {
@@ -14,12 +16,7 @@ void map(F f, const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
 }
 
-inline float sigmoid(float v) {
-  // exp of a non-positive number never overflows.
-  float e = std::exp(-std::fabs(v));
-  float s = 1.f / (1.f + e);
-  return v >= 0.f ? s : e * s;
-}
+inline float sigmoid(float v) { return fast_sigmoid(v); }
 inline float softplus(float v) { return std::log1p(std::exp(-std::fabs(v))) + (v > 0.f ? v : 0.f); }
 inline float relu6(float v) { return v < 0.f ? 0.f : (v > 6.f ? 6.f : v); }
 inline float hard_sigmoid(float v) { return relu6(v + 3.f) / 6.f; }
@@ -40,7 +37,7 @@ void unary(Unary op, const float* x, float* y, int64_t n, float alpha) {
     case Unary::sigmoid:
       return map(sigmoid, x, y, n);
     case Unary::tanh:
-      return map([](float v) { return std::tanh(v); }, x, y, n);
+      return map(fast_tanh, x, y, n);
     case Unary::elu:
       return map([alpha](float v) { return v > 0.f ? v : alpha * std::expm1(v); }, x, y, n);
     case Unary::selu:
@@ -55,7 +52,7 @@ void unary(Unary op, const float* x, float* y, int64_t n, float alpha) {
       return map([=](float v) { return 0.5f * v * (1.f + std::erf(v * kSqrtHalf)); }, x, y, n);
     case Unary::gelu_approximate:
       return map(
-          [=](float v) { return 0.5f * v * (1.f + std::tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v))); },
+          [=](float v) { return 0.5f * v * (1.f + fast_tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v))); },
           x, y, n);
     case Unary::hard_sigmoid:
       return map(hard_sigmoid, x, y, n);
@@ -72,7 +69,7 @@ void unary(Unary op, const float* x, float* y, int64_t n, float alpha) {
     case Unary::exp:
       return map([](float v) { return std::exp(v); }, x, y, n);
     case Unary::mish:
-      return map([](float v) { return v * std::tanh(softplus(v)); }, x, y, n);
+      return map([](float v) { return v * fast_tanh(softplus(v)); }, x, y, n);
     case Unary::leaky_relu:
       return map([alpha](float v) { return v >= 0.f ? v : alpha * v; }, x, y, n);
     case Unary::sqrt:

@@ -6,6 +6,7 @@
 #include "layers/config_utils.h"
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
+#include "kernels/recurrent.h"
 #include "ops/ops.h"
 
 #include <algorithm>
@@ -69,22 +70,12 @@ class LstmCell : public RnnCell {
   }
   bool fast_step(const float* xp, const std::vector<const float*>& s, const std::vector<float*>& next, float* work,
                  int64_t batch) const override {
-    const int64_t n = batch * units_, width = 4 * n;
-    float *z = work, *g = work + width;  // g: the four gates, each (batch, units)
-    kernels::matmul(s[0], recurrent_kernel_->value().data<float>(), z, batch, 4 * units_, units_);
-    add_into(z, xp, z, width);
-    for (int k = 0; k < 4; ++k) {
-      gather_gate(g + k * n, z, k, 4, units_, batch);
-      const ActivationFn& f = k == 2 ? activation_ : recurrent_activation_;
-      if (!f.apply_in_place(g + k * n, n)) return false;
-    }
-    float* c = next[1];
-    mul_into(c, g + n, s[1], n);                // f * c_prev
-    mul_into(z, g, g + 2 * n, n);               // i * activation(z_c)
-    add_into(c, c, z, n);
-    std::copy(c, c + n, z);
-    activation_.apply_in_place(z, n);
-    mul_into(next[0], g + 3 * n, z, n);         // o * activation(c)
+    ops::UnaryOp act, ract;
+    if (!activation_.unary_op(&act) || !recurrent_activation_.unary_op(&ract)) return false;
+    const int64_t n = batch * units_;  // work: z (4 n), the gates (4 n), act(c') (n)
+    kernels::lstm_step(xp, s[0], s[1], recurrent_kernel_->value().data<float>(), batch, units_,
+                       {act, ops::default_alpha(act), ract, ops::default_alpha(ract)}, work, work + 4 * n, nullptr,
+                       work + 8 * n, next[0], next[1]);
     return true;
   }
 };
