@@ -165,6 +165,14 @@ Tensor where(const Tensor& mask, const Tensor& a, const Tensor& b);
 // 2 units). act / ract: elementwise activations (Keras's default alphas).
 Tensor lstm_step(const Tensor& xp, const Tensor& h, const Tensor& c, const Tensor& u, const Tensor& rm, UnaryOp act,
                  UnaryOp ract);
+// An LSTM layer's loop over time as one op (src/ops/lstm_sequence.cpp), for training: xp (batch, steps,
+// 4 units) every step's input projection; h0, c0 (batch, units) the initial states; u, rm, act, ract
+// as lstm_step; mask (batch, steps) float32, nonzero where a step counts, or undefined. Returns
+// (batch, steps, 3 units): for each step s in processing order (from the last with go_backwards),
+// [y_s | h_s | c_s], the step's output and the states after it; a masked step keeps the states and
+// repeats the previous output (zeros with zero_output_for_mask; before the first step, zeros).
+Tensor lstm_sequence(const Tensor& xp, const Tensor& h0, const Tensor& c0, const Tensor& u, const Tensor& rm,
+                     const Tensor& mask, bool go_backwards, bool zero_output_for_mask, UnaryOp act, UnaryOp ract);
 // keras.ops.take(table, indices, axis=0): rows of `table` (float32, (n, ...)) picked by `indices`
 // (float32 truncated toward zero as Keras casts to int32, int32 or int64) -> indices.shape + (...).
 // ValueError naming the first index outside [0, n). The gradient adds dy's rows back into the table's.

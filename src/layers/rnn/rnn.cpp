@@ -148,6 +148,10 @@ std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_
       recurrent_mask = dropout_mask(cell_->state_shape(0, step), cell_->recurrent_dropout(), rng);
   }
   const Tensor xp = cell_->project(xin);  // every step's input product in one matmul (or convolution)
+  if (steps > 0) {
+    const Tensor packed = cell_->sequence(xp, states, recurrent_mask, mask, go_backwards_, zero_output_for_mask_);
+    if (packed.defined()) return unpack_sequence(packed, final_states);
+  }
   const Shape output_shape = cell_->state_shape(cell_->output_state(), step);
   Tensor output = Tensor::zeros(output_shape);
   std::vector<Tensor> outputs;
@@ -180,6 +184,19 @@ std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_
     empty.insert(empty.begin() + 1, 0);
     result.push_back(Tensor::zeros(empty));
   }
+  if (return_state_) result.insert(result.end(), states.begin(), states.end());
+  if (final_states) *final_states = states;
+  return result;
+}
+
+// The outputs from a cell's sequence() (batch, steps, 3 units): [y_s | h_s | c_s] per step.
+std::vector<Tensor> Rnn::unpack_sequence(const Tensor& packed, std::vector<Tensor>* final_states) const {
+  const int64_t batch = packed.dim(0), steps = packed.dim(1), units = packed.dim(2) / 3;
+  const Tensor last = ops::slice(packed, {0, steps - 1, 0}, {batch, 1, 3 * units}).reshape({batch, 3 * units});
+  const std::vector<Tensor> states{ops::slice(last, {0, units}, {batch, units}),
+                                   ops::slice(last, {0, 2 * units}, {batch, units})};
+  std::vector<Tensor> result{return_sequences_ ? ops::slice(packed, {0, 0, 0}, {batch, steps, units})
+                                               : ops::slice(last, {0, 0}, {batch, units})};
   if (return_state_) result.insert(result.end(), states.begin(), states.end());
   if (final_states) *final_states = states;
   return result;

@@ -48,6 +48,7 @@ class Rnn : public Layer {
   void do_build(const std::vector<Shape>& in) override;
 
  private:
+  std::vector<Tensor> unpack_sequence(const Tensor& packed, std::vector<Tensor>* final_states) const;
   std::vector<Tensor> run_fast(const Tensor& x, const std::vector<Tensor>& initial, const Tensor& mask,
                                std::vector<Tensor>* final_states) const;
   std::string cls_;

@@ -68,6 +68,13 @@ class LstmCell : public RnnCell {
     const Tensor o = recurrent_activation_(gate(z, 3));
     return {mul(o, activation_(c)), c};
   }
+  Tensor sequence(const Tensor& xp, const std::vector<Tensor>& s, const Tensor& rm, const Tensor& mask,
+                  bool go_backwards, bool zero_output_for_mask) const override {
+    ops::UnaryOp act, ract;
+    if (!activation_.unary_op(&act) || !recurrent_activation_.unary_op(&ract)) return Tensor();
+    return ops::lstm_sequence(xp, s[0], s[1], recurrent_kernel_->value(), rm, mask, go_backwards, zero_output_for_mask,
+                              act, ract);
+  }
   bool fast_step(const float* xp, const std::vector<const float*>& s, const std::vector<float*>& next, float* work,
                  int64_t batch) const override {
     ops::UnaryOp act, ract;

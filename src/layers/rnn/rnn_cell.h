@@ -48,6 +48,14 @@ class RnnCell : public Layer {
   virtual std::vector<Tensor> step(const Tensor& xp, const std::vector<Tensor>& states,
                                    const Tensor& recurrent_mask) const = 0;
 
+  // Training: the whole loop over time as one taped op, where the cell has one (LSTMCell with elementwise
+  // activations: ops::lstm_sequence, which documents the arguments and the packed result); undefined
+  // otherwise, and the RNN layer runs step() per step.
+  virtual Tensor sequence(const Tensor& xp, const std::vector<Tensor>& states, const Tensor& recurrent_mask,
+                          const Tensor& mask, bool go_backwards, bool zero_output_for_mask) const {
+    return Tensor();
+  }
+
   // Inference without a tape: the same step on raw buffers, computing what step() computes in the same
   // order with the same kernels (so the same numbers), without a tensor per op. xp: the step's
   // projection (batch, gates * units); states / next: state_count() buffers of (batch, units); work:

@@ -1,0 +1,85 @@
+// The recurrent ops: lstm_sequence (an LSTM layer's whole loop as one op) against the loop of
+// lstm_step ops it replaces in training, value for value, and its gradients against finite differences
+// for every input, with masks, go_backwards, zero_output_for_mask and recurrent dropout's mask.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "kerascpp/autodiff.h"
+#include "op_test_util.h"
+#include "ops/ops.h"
+
+namespace kerascpp {
+namespace {
+
+using ops::UnaryOp;
+
+struct Options {
+  bool masked, backwards, zero_output, dropout;
+  UnaryOp act, ract;
+};
+
+// The per-step loop of layers/rnn/rnn.cpp, op by op, packed as lstm_sequence packs it.
+Tensor step_by_step(const Tensor& xp, const Tensor& h0, const Tensor& c0, const Tensor& u, const Tensor& rm,
+                    const Tensor& mask, const Options& o) {
+  const int64_t batch = xp.dim(0), steps = xp.dim(1), units = h0.dim(1);
+  Tensor h = h0, c = c0, y = Tensor::zeros(h0.shape());
+  std::vector<Tensor> rows;
+  for (int64_t s = 0; s < steps; ++s) {
+    const int64_t t = o.backwards ? steps - 1 - s : s;
+    const Tensor xt = ops::slice(xp, {0, t, 0}, {batch, 1, 4 * units}).reshape({batch, 4 * units});
+    const Tensor hc = ops::lstm_step(xt, h, c, u, rm, o.act, o.ract);
+    Tensor hn = ops::slice(hc, {0, 0}, {batch, units}), cn = ops::slice(hc, {0, units}, {batch, units}), yn = hn;
+    if (mask.defined()) {
+      const Tensor m = ops::slice(mask, {0, t}, {batch, 1});
+      hn = ops::where(m, hn, h);
+      cn = ops::where(m, cn, c);
+      yn = ops::where(m, yn, o.zero_output ? Tensor::zeros(yn.shape()) : y);
+    }
+    h = hn, c = cn, y = yn;
+    rows.push_back(ops::concatenate({y, h, c}, 1).reshape({batch, 1, 3 * units}));
+  }
+  return ops::concatenate(rows, 1);
+}
+
+TEST(LstmSequence, MatchesTheStepLoopAndItsGradientsMatchFiniteDifferences) {
+  const Options cases[] = {
+      {false, false, false, false, UnaryOp::tanh, UnaryOp::sigmoid},
+      {true, false, false, false, UnaryOp::tanh, UnaryOp::sigmoid},
+      {true, true, true, true, UnaryOp::tanh, UnaryOp::sigmoid},
+      {true, true, false, true, UnaryOp::softsign, UnaryOp::tanh},
+  };
+  const int64_t batch = 3, steps = 4, units = 2;
+  for (const Options& o : cases) {
+    SCOPED_TRACE(::testing::Message() << "masked " << o.masked << " backwards " << o.backwards << " zero_output "
+                                      << o.zero_output << " dropout " << o.dropout);
+    std::mt19937 g(21);
+    const Tensor xp = test::random_tensor(g, {batch, steps, 4 * units}), h0 = test::random_tensor(g, {batch, units});
+    const Tensor c0 = test::random_tensor(g, {batch, units}), u = test::random_tensor(g, {units, 4 * units});
+    // Sample 0 masks a middle step, sample 1 its first two (the initial states and zeros carry), sample 2 none.
+    const Tensor mask = o.masked ? Tensor::from_vector({batch, steps}, {1, 0, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1}) : Tensor();
+    const Tensor rm = o.dropout ? Tensor::from_vector({batch, units}, {2, 0, 2, 2, 0, 2}) : Tensor();
+    const Tensor got = ops::lstm_sequence(xp, h0, c0, u, rm, mask, o.backwards, o.zero_output, o.act, o.ract);
+    const Tensor want = step_by_step(xp, h0, c0, u, rm, mask, o);
+    ASSERT_EQ(got.shape(), want.shape());
+    for (int64_t i = 0; i < got.size(); ++i) EXPECT_EQ(got.data<float>()[i], want.data<float>()[i]) << i;
+    const GradientCheck c = check_gradients(
+        [&](const std::vector<Tensor>& in) {
+          return ops::lstm_sequence(in[0], in[1], in[2], in[3], rm, mask, o.backwards, o.zero_output, o.act, o.ract);
+        },
+        {xp, h0, c0, u}, 1e-2);
+    EXPECT_LE(c.max_error, 2e-2) << c.worst;
+  }
+}
+
+TEST(LstmSequence, NamesShapesThatDoNotFit) {
+  const Tensor h = Tensor::zeros({2, 3});
+  const std::string e = test::value_error([&] {
+    ops::lstm_sequence(Tensor::zeros({2, 5, 11}), h, h, Tensor::zeros({3, 12}), Tensor(), Tensor(), false, false,
+                       UnaryOp::tanh, UnaryOp::sigmoid);
+  });
+  EXPECT_NE(e.find("lstm_sequence: shapes do not fit: xp (2, 5, 11)"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace kerascpp
