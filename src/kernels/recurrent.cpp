@@ -15,7 +15,7 @@ void activate(Unary op, float alpha, float* x, int64_t n) {
 }  // namespace
 
 void lstm_step(const float* xp, const float* hd, const float* c, const float* u, int64_t batch, int64_t units,
-               const LstmActivations& a, float* z, float* gates, float* pre, float* act_c, float* h_out,
+               const RnnActivations& a, float* z, float* gates, float* pre, float* act_c, float* h_out,
                float* c_out) {
   const int64_t n = batch * units;
   matmul(hd, u, z, batch, 4 * units, units);
@@ -32,6 +32,32 @@ void lstm_step(const float* xp, const float* hd, const float* c, const float* u,
   std::copy(c_out, c_out + n, act_c);
   activate(a.act, a.act_alpha, act_c, n);
   for (int64_t i = 0; i < n; ++i) h_out[i] = go[i] * act_c[i];
+}
+
+void gru_step(const float* xp, const float* h, const float* hd, const float* u, const float* rb, int64_t batch,
+              int64_t units, const RnnActivations& a, float* rec, float* gates, float* pre, float* h_out) {
+  const int64_t n = batch * units, width = 3 * units;
+  matmul(hd, u, rec, batch, width, units);
+  if (rb != nullptr)
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t j = 0; j < width; ++j) rec[b * width + j] += rb[j];
+  float *z = gates, *r = gates + n, *hh = gates + 2 * n;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t j = 0; j < units; ++j) {
+      const int64_t i = b * units + j, row = b * width + j;
+      z[i] = xp[row] + rec[row];
+      r[i] = xp[row + units] + rec[row + units];
+    }
+  if (pre != nullptr) std::copy(gates, gates + 2 * n, pre);
+  activate(a.ract, a.ract_alpha, gates, 2 * n);  // z and r at once
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t j = 0; j < units; ++j) {
+      const int64_t i = b * units + j, row = b * width + 2 * units + j;
+      hh[i] = xp[row] + r[i] * rec[row];
+    }
+  if (pre != nullptr) std::copy(hh, hh + n, pre + 2 * n);
+  activate(a.act, a.act_alpha, hh, n);
+  for (int64_t i = 0; i < n; ++i) h_out[i] = z[i] * h[i] + (1.f - z[i]) * hh[i];
 }
 
 }  // namespace kerascpp::kernels

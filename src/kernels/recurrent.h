@@ -1,5 +1,7 @@
-// One LSTM step's forward (keras.layers.LSTMCell): the arithmetic that both the inference loop
-// (layers/rnn/rnn_cell.cpp) and the taped op ops::lstm_step run, so that the two give the same numbers.
+// One recurrent step's forward, the arithmetic that both the inference loop (layers/rnn/rnn_cell.cpp) and
+// the taped ops (ops::lstm_step, lstm_sequence, gru_sequence) run, so that they give the same numbers.
+//
+// lstm_step (keras.layers.LSTMCell):
 //   z  = xp + hd @ u                         (batch, 4 units): the gates' inputs, Keras's order i, f, c, o
 //   c' = ract(z_f) * c + ract(z_i) * act(z_c)
 //   h' = ract(z_o) * act(c')
@@ -10,6 +12,15 @@
 //
 //   kernels::lstm_step(xp, h, c, u, batch, units, {Unary::tanh, 0.f, Unary::sigmoid, 0.f}, z, gates,
 //                      nullptr, act_c, h_next, c_next);
+//
+// gru_step (keras.layers.GRUCell with reset_after=True, Keras's default):
+//   rec = hd @ u + rb                        (batch, 3 units), gates z, r, h in that order
+//   z = ract(x_z + rec_z), r = ract(x_r + rec_r), hh = act(x_h + r * rec_h)
+//   h' = z * h + (1 - z) * hh
+// xp: the step's input projection with the input bias; h: the state, hd: h after recurrent dropout;
+// u: (units, 3 units); rb: the recurrent bias (3 units), or nullptr. Writes h_out (batch, units); rec
+// (batch, 3 units); gates (3, batch, units): z, r, hh; pre (3, batch, units): their inputs (nullptr:
+// not kept).
 #pragma once
 
 #include <cstdint>
@@ -18,7 +29,7 @@
 
 namespace kerascpp::kernels {
 
-struct LstmActivations {
+struct RnnActivations {
   Unary act;  // activation, on the candidate c and on c'
   float act_alpha;
   Unary ract;  // recurrent_activation, on the gates i, f, o
@@ -26,7 +37,9 @@ struct LstmActivations {
 };
 
 void lstm_step(const float* xp, const float* hd, const float* c, const float* u, int64_t batch, int64_t units,
-               const LstmActivations& a, float* z, float* gates, float* pre, float* act_c, float* h_out,
+               const RnnActivations& a, float* z, float* gates, float* pre, float* act_c, float* h_out,
                float* c_out);
+void gru_step(const float* xp, const float* h, const float* hd, const float* u, const float* rb, int64_t batch,
+              int64_t units, const RnnActivations& a, float* rec, float* gates, float* pre, float* h_out);
 
 }  // namespace kerascpp::kernels

@@ -35,7 +35,7 @@ Tensor lstm_sequence(const Tensor& xp, const Tensor& h0, const Tensor& c0, const
              ValueError, "lstm_sequence: shapes do not fit: xp ", shape_str(xp.shape()), ", h ", shape_str(h0.shape()),
              ", c ", shape_str(c0.shape()), ", recurrent kernel ", shape_str(u.shape()));
   const int64_t steps = xp.dim(1), width = 4 * units;
-  const kernels::LstmActivations acts{act, default_alpha(act), ract, default_alpha(ract)};
+  const kernels::RnnActivations acts{act, default_alpha(act), ract, default_alpha(ract)};
   auto tr = std::make_shared<LstmTrace>();
   *tr = {batch, steps, units, std::vector<float>(steps * 4 * n), std::vector<float>(steps * 4 * n),
          std::vector<float>(steps * n), std::vector<float>(steps * n), std::vector<float>(steps * n),

@@ -173,6 +173,12 @@ Tensor lstm_step(const Tensor& xp, const Tensor& h, const Tensor& c, const Tenso
 // repeats the previous output (zeros with zero_output_for_mask; before the first step, zeros).
 Tensor lstm_sequence(const Tensor& xp, const Tensor& h0, const Tensor& c0, const Tensor& u, const Tensor& rm,
                      const Tensor& mask, bool go_backwards, bool zero_output_for_mask, UnaryOp act, UnaryOp ract);
+// A GRU layer's loop over time (reset_after=True) as one op (src/ops/gru_sequence.cpp), for training:
+// xp (batch, steps, 3 units) every step's input projection with the input bias; h0 (batch, units); u
+// (units, 3 units); rb the recurrent bias (3 units) or undefined; rm, mask, go_backwards,
+// zero_output_for_mask as lstm_sequence. Returns (batch, steps, 2 units): [y_s | h_s] per step.
+Tensor gru_sequence(const Tensor& xp, const Tensor& h0, const Tensor& u, const Tensor& rb, const Tensor& rm,
+                    const Tensor& mask, bool go_backwards, bool zero_output_for_mask, UnaryOp act, UnaryOp ract);
 // keras.ops.take(table, indices, axis=0): rows of `table` (float32, (n, ...)) picked by `indices`
 // (float32 truncated toward zero as Keras casts to int32, int32 or int64) -> indices.shape + (...).
 // ValueError naming the first index outside [0, n). The gradient adds dy's rows back into the table's.

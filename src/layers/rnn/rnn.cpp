@@ -189,12 +189,13 @@ std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_
   return result;
 }
 
-// The outputs from a cell's sequence() (batch, steps, 3 units): [y_s | h_s | c_s] per step.
+// The outputs from a cell's sequence() (batch, steps, (1 + states) units): [y_s | h_s (| c_s)] per step.
 std::vector<Tensor> Rnn::unpack_sequence(const Tensor& packed, std::vector<Tensor>* final_states) const {
-  const int64_t batch = packed.dim(0), steps = packed.dim(1), units = packed.dim(2) / 3;
-  const Tensor last = ops::slice(packed, {0, steps - 1, 0}, {batch, 1, 3 * units}).reshape({batch, 3 * units});
-  const std::vector<Tensor> states{ops::slice(last, {0, units}, {batch, units}),
-                                   ops::slice(last, {0, 2 * units}, {batch, units})};
+  const int64_t batch = packed.dim(0), steps = packed.dim(1), width = packed.dim(2);
+  const int64_t units = width / static_cast<int64_t>(1 + cell_->state_count());
+  const Tensor last = ops::slice(packed, {0, steps - 1, 0}, {batch, 1, width}).reshape({batch, width});
+  std::vector<Tensor> states;
+  for (int64_t i = 1; i * units < width; ++i) states.push_back(ops::slice(last, {0, i * units}, {batch, units}));
   std::vector<Tensor> result{return_sequences_ ? ops::slice(packed, {0, 0, 0}, {batch, steps, units})
                                                : ops::slice(last, {0, 0}, {batch, units})};
   if (return_state_) result.insert(result.end(), states.begin(), states.end());

@@ -16,17 +16,9 @@ namespace {
 
 using ops::BinaryOp;
 
-// The fast paths' pieces, each the kernel its op uses, on contiguous buffers.
+// The fast path's piece, the kernel its op uses, on contiguous buffers.
 void add_into(float* y, const float* a, const float* b, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
-}
-void mul_into(float* y, const float* a, const float* b, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) y[i] = a[i] * b[i];
-}
-// Columns [g * units, (g + 1) * units) of each row of t (batch, gates * units) into out (batch, units).
-void gather_gate(float* out, const float* t, int g, int gates, int64_t units, int64_t batch) {
-  for (int64_t b = 0; b < batch; ++b)
-    std::copy(t + (b * gates + g) * units, t + (b * gates + g + 1) * units, out + b * units);
 }
 
 Tensor add(const Tensor& a, const Tensor& b) { return ops::binary(BinaryOp::add, a, b); }
@@ -118,32 +110,23 @@ class GruCell : public RnnCell {
     // h = z * h_prev + (1 - z) * hh
     return {add(mul(z, h), mul(one_minus(z), hh))};
   }
+  Tensor sequence(const Tensor& xp, const std::vector<Tensor>& s, const Tensor& rm, const Tensor& mask,
+                  bool go_backwards, bool zero_output_for_mask) const override {
+    ops::UnaryOp act, ract;
+    if (!reset_after_ || !activation_.unary_op(&act) || !recurrent_activation_.unary_op(&ract)) return Tensor();
+    return ops::gru_sequence(xp, s[0], recurrent_kernel_->value(), use_bias_ ? bias_row(1) : Tensor(), rm, mask,
+                             go_backwards, zero_output_for_mask, act, ract);
+  }
   bool fast_step(const float* xp, const std::vector<const float*>& s, const std::vector<float*>& next, float* work,
                  int64_t batch) const override {
-    if (!reset_after_) return false;  // the reset gate sits inside a product of column slices
-    const int64_t n = batch * units_;
-    float *rec = work, *xg = work + 3 * n, *rg = xg + n, *z = rg + n, *r = z + n;
-    kernels::matmul(s[0], recurrent_kernel_->value().data<float>(), rec, batch, 3 * units_, units_);
-    if (use_bias_) {
-      const float* b = bias_->value().data<float>() + 3 * units_;  // the recurrent row
-      for (int64_t i = 0; i < batch; ++i) add_into(rec + i * 3 * units_, rec + i * 3 * units_, b, 3 * units_);
-    }
-    for (int k = 0; k < 2; ++k) {  // z, then r
-      float* out = k == 0 ? z : r;
-      gather_gate(xg, xp, k, 3, units_, batch);
-      gather_gate(rg, rec, k, 3, units_, batch);
-      add_into(out, xg, rg, n);
-      if (!recurrent_activation_.apply_in_place(out, n)) return false;
-    }
-    gather_gate(xg, xp, 2, 3, units_, batch);
-    gather_gate(rg, rec, 2, 3, units_, batch);
-    mul_into(rg, r, rg, n);
-    add_into(xg, xg, rg, n);  // hh before its activation
-    if (!activation_.apply_in_place(xg, n)) return false;
-    kernels::scale_shift(z, r, n, -1.f, 1.f);  // 1 - z, as one_minus
-    mul_into(r, r, xg, n);
-    mul_into(rg, z, s[0], n);
-    add_into(next[0], rg, r, n);
+    ops::UnaryOp act, ract;
+    // reset_after=False: the reset gate sits inside a product of column slices; the op path runs it.
+    if (!reset_after_ || !activation_.unary_op(&act) || !recurrent_activation_.unary_op(&ract)) return false;
+    const int64_t n = batch * units_;  // work: the recurrent product (3 n), the gates (3 n)
+    const float* rb = use_bias_ ? bias_->value().data<float>() + 3 * units_ : nullptr;  // the recurrent row
+    kernels::gru_step(xp, s[0], s[0], recurrent_kernel_->value().data<float>(), rb, batch, units_,
+                      {act, ops::default_alpha(act), ract, ops::default_alpha(ract)}, work, work + 3 * n, nullptr,
+                      next[0]);
     return true;
   }
 

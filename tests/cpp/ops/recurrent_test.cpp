@@ -1,6 +1,6 @@
-// The recurrent ops: lstm_sequence (an LSTM layer's whole loop as one op) against the loop of
-// lstm_step ops it replaces in training, value for value, and its gradients against finite differences
-// for every input, with masks, go_backwards, zero_output_for_mask and recurrent dropout's mask.
+// The recurrent ops: lstm_sequence and gru_sequence (a layer's whole loop as one op) against the loop of
+// ops they replace in training, and their gradients against finite differences for every input, with
+// masks, go_backwards, zero_output_for_mask and recurrent dropout's mask.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -72,6 +72,70 @@ TEST(LstmSequence, MatchesTheStepLoopAndItsGradientsMatchFiniteDifferences) {
   }
 }
 
+Tensor add(const Tensor& a, const Tensor& b) { return ops::binary(ops::BinaryOp::add, a, b); }
+Tensor mul(const Tensor& a, const Tensor& b) { return ops::binary(ops::BinaryOp::multiply, a, b); }
+
+// keras.layers.GRUCell(reset_after=True) op by op over the steps, packed as gru_sequence packs it.
+Tensor gru_step_by_step(const Tensor& xp, const Tensor& h0, const Tensor& u, const Tensor& rb, const Tensor& rm,
+                        const Tensor& mask, const Options& o) {
+  const int64_t batch = xp.dim(0), steps = xp.dim(1), units = h0.dim(1);
+  auto cols = [&](const Tensor& t, int g) { return ops::slice(t, {0, g * units}, {batch, units}); };
+  Tensor h = h0, y = Tensor::zeros(h0.shape());
+  std::vector<Tensor> rows;
+  for (int64_t s = 0; s < steps; ++s) {
+    const int64_t t = o.backwards ? steps - 1 - s : s;
+    const Tensor xt = ops::slice(xp, {0, t, 0}, {batch, 1, 3 * units}).reshape({batch, 3 * units});
+    Tensor rec = ops::matmul(rm.defined() ? mul(h, rm) : h, u);
+    if (rb.defined()) rec = ops::bias_add(rec, rb);
+    const Tensor z = ops::unary(o.ract, add(cols(xt, 0), cols(rec, 0)));
+    const Tensor r = ops::unary(o.ract, add(cols(xt, 1), cols(rec, 1)));
+    const Tensor hh = ops::unary(o.act, add(cols(xt, 2), mul(r, cols(rec, 2))));
+    Tensor hn = add(mul(z, h), mul(ops::scale_shift(z, -1.f, 1.f), hh)), yn = hn;
+    if (mask.defined()) {
+      const Tensor m = ops::slice(mask, {0, t}, {batch, 1});
+      hn = ops::where(m, hn, h);
+      yn = ops::where(m, yn, o.zero_output ? Tensor::zeros(yn.shape()) : y);
+    }
+    h = hn, y = yn;
+    rows.push_back(ops::concatenate({y, h}, 1).reshape({batch, 1, 2 * units}));
+  }
+  return ops::concatenate(rows, 1);
+}
+
+TEST(GruSequence, MatchesTheStepLoopAndItsGradientsMatchFiniteDifferences) {
+  const Options cases[] = {
+      {false, false, false, false, UnaryOp::tanh, UnaryOp::sigmoid},
+      {true, true, true, true, UnaryOp::tanh, UnaryOp::sigmoid},
+      {true, false, false, true, UnaryOp::softsign, UnaryOp::tanh},
+  };
+  const int64_t batch = 3, steps = 4, units = 2;
+  for (const Options& o : cases) {
+    for (bool bias : {true, false}) {
+      SCOPED_TRACE(::testing::Message() << "masked " << o.masked << " backwards " << o.backwards << " zero_output "
+                                        << o.zero_output << " dropout " << o.dropout << " bias " << bias);
+      std::mt19937 g(22);
+      const Tensor xp = test::random_tensor(g, {batch, steps, 3 * units}), h0 = test::random_tensor(g, {batch, units});
+      const Tensor u = test::random_tensor(g, {units, 3 * units}), rb = bias ? test::random_tensor(g, {3 * units}) : Tensor();
+      const Tensor mask = o.masked ? Tensor::from_vector({batch, steps}, {1, 0, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1}) : Tensor();
+      const Tensor rm = o.dropout ? Tensor::from_vector({batch, units}, {2, 0, 2, 2, 0, 2}) : Tensor();
+      const Tensor got = ops::gru_sequence(xp, h0, u, rb, rm, mask, o.backwards, o.zero_output, o.act, o.ract);
+      const Tensor want = gru_step_by_step(xp, h0, u, rb, rm, mask, o);
+      ASSERT_EQ(got.shape(), want.shape());
+      // The same kernels in the same order; 1e-6 leaves room for a build that fuses a multiply-add.
+      for (int64_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got.data<float>()[i], want.data<float>()[i], 1e-6) << i;
+      std::vector<Tensor> in{xp, h0, u};
+      if (bias) in.push_back(rb);
+      const GradientCheck c = check_gradients(
+          [&](const std::vector<Tensor>& t) {
+            return ops::gru_sequence(t[0], t[1], t[2], t.size() > 3 ? t[3] : Tensor(), rm, mask, o.backwards,
+                                     o.zero_output, o.act, o.ract);
+          },
+          in, 1e-2);
+      EXPECT_LE(c.max_error, 2e-2) << c.worst;
+    }
+  }
+}
+
 TEST(LstmSequence, NamesShapesThatDoNotFit) {
   const Tensor h = Tensor::zeros({2, 3});
   const std::string e = test::value_error([&] {
@@ -79,6 +143,11 @@ TEST(LstmSequence, NamesShapesThatDoNotFit) {
                        UnaryOp::tanh, UnaryOp::sigmoid);
   });
   EXPECT_NE(e.find("lstm_sequence: shapes do not fit: xp (2, 5, 11)"), std::string::npos) << e;
+  const std::string g = test::value_error([&] {
+    ops::gru_sequence(Tensor::zeros({2, 5, 9}), h, Tensor::zeros({3, 9}), Tensor::zeros({8}), Tensor(), Tensor(), false,
+                      false, UnaryOp::tanh, UnaryOp::sigmoid);
+  });
+  EXPECT_NE(g.find("gru_sequence: shapes do not fit"), std::string::npos) << g;
 }
 
 }  // namespace
