@@ -75,8 +75,8 @@ bench-training: deps
 bench-sequences: deps
 	scripts/install_deps.sh --python
 	$(CONFIGURE_PY)
-	cmake --build $(BUILD) -j$(JOBS) --target _kerascpp
-	.venv/bin/python bench/sequences.py
+	cmake --build $(BUILD) -j$(JOBS) --target _kerascpp bench_native
+	.venv/bin/python bench/sequences.py --build $(BUILD)
 
 # The portable build against a -march=native one (issue 13): seed MLP and ResNet50 predict, an MLP
 # training epoch; writes its section of docs/benchmarks.md (the native build goes to build-native).

@@ -7,6 +7,8 @@
 //   build/bench_native big FILE R             R loads of one (big) model, each freed before the next
 //   build/bench_native read FILE R            R reads of the file's bytes into one buffer
 //   build/bench_native predict FILE BATCH N   N calls each of predict and model(x) on (BATCH, ...)
+//   build/bench_native step FILE 1 N          N calls model(x, states) of a stateful model whose input is
+//                                             one step of one sample: a recurrent step, one call each
 //   build/bench_native fit FILE SAMPLES N     N epochs of fit (batch 128, Adam, sparse categorical
 //                                             crossentropy, no shuffle) on SAMPLES seeded random rows
 #include <chrono>
@@ -100,6 +102,12 @@ int run(const std::string& mode, const std::string& file, int n, int batch) {
     for (int i = 0; i < 10; ++i) (void)m.predict({x}, batch);  // warm-up: arenas and caches
     print({time_calls("predict", n, [&] { (void)m.predict({x}, batch); }),
            time_calls("call", n, [&] { (void)m({x}); })});
+  } else if (mode == "step") {  // a stateful model over one step: the states carried between calls
+    kerascpp::Model m = kerascpp::load_model(file);
+    kerascpp::Tensor x = make_input(m, batch);
+    kerascpp::RnnStates stream;
+    for (int i = 0; i < 100; ++i) (void)m({x}, stream);  // warm-up
+    print({time_calls("step", n, [&] { (void)m({x}, stream); })});
   } else if (mode == "fit") {  // batch: the number of samples
     kerascpp::LoadOptions load;
     load.compile = false;
@@ -143,12 +151,12 @@ int run(const std::string& mode, const std::string& file, int n, int batch) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s load|weights|big|read FILE N  or  %s predict|fit FILE BATCH|SAMPLES N\n",
+    std::fprintf(stderr, "usage: %s load|weights|big|read FILE N  or  %s predict|step|fit FILE BATCH|SAMPLES N\n",
                  argv[0], argv[0]);
     return 2;
   }
   const std::string mode = argv[1];
-  const bool predict = mode == "predict" || mode == "fit";
+  const bool predict = mode == "predict" || mode == "fit" || mode == "step";
   if (predict && argc < 5) return 2;
   try {
     return run(mode, argv[2], std::stoi(argv[predict ? 4 : 3]), predict ? std::stoi(argv[3]) : 1);

@@ -1,17 +1,19 @@
 """Sequence models, kerascpp (Python package) against Keras 3 on TensorFlow, each in its own process on the
 same files and data (issue 15); writes the "sequences" section of docs/benchmarks.md.
 
-    .venv/bin/python bench/sequences.py [--threads 2] [--rounds 200] [--epochs 3]
+    .venv/bin/python bench/sequences.py [--threads 2] [--rounds 200] [--epochs 3] [--build build]
 
   - predict at batch 1: a 2-layer LSTM(32) over 40 steps (Keras's eager model(x), the call a serving loop
     makes, and its predict_on_batch), kerascpp's predict;
-  - the cost of one LSTM(8) step inside a sequence: Dense(8) -> LSTM(8) over 1,000 steps at batch 1,
-    divided by the steps (one step per call needs stateful RNNs, not there yet);
+  - the cost of one LSTM(8) step: streamed one sample at a time (a stateful Dense(8) -> LSTM(8) model
+    called once per step, kerascpp from C++ with build/bench_native, Keras with predict_on_batch), and
+    inside a sequence (the same layers over 1,000 steps at batch 1, divided by the steps);
   - a training epoch: Embedding(mask_zero) + Bidirectional LSTM(32) classifier and a GRU(32) regressor.
 """
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -53,6 +55,10 @@ x8 = np.load(folder + "/lstm8.npy")
 m8 = keras.models.load_model(folder + "/lstm8.keras")
 f8 = (lambda: m8.predict_on_batch(x8)) if which == "keras" else (lambda: m8.predict(x8, verbose=0))
 out["lstm8_sequence"] = timed(f8, max(10, rounds // 10))
+if which == "keras":  # kerascpp's streamed step is timed in C++ (bench_native step)
+    m1 = keras.models.load_model(folder + "/lstm8_step.keras")
+    x1 = x8[:, :1]
+    out["lstm8_step"] = timed(lambda: m1.predict_on_batch(x1), rounds)
 for kind in ("bilstm", "gru"):
     d = np.load(folder + f"/{kind}.npz")
     model = keras.models.load_model(folder + f"/{kind}.keras")
@@ -83,6 +89,9 @@ def build(folder):
     m = keras.Sequential([keras.Input((1000, 1)), L.Dense(8, activation="tanh"), L.LSTM(8), L.Dense(1)])
     m.save(f"{folder}/lstm8.keras")
     np.save(f"{folder}/lstm8.npy", rng.standard_normal((1, 1000, 1)).astype(np.float32))
+    m = keras.Sequential([keras.Input(batch_shape=(1, 1, 1)), L.Dense(8, activation="tanh"),
+                          L.LSTM(8, stateful=True), L.Dense(1)])
+    m.save(f"{folder}/lstm8_step.keras")
     tokens = rng.integers(1, 2000, size=(4096, 40))
     lengths = rng.integers(5, 41, size=4096)
     for i, n in enumerate(lengths):
@@ -105,6 +114,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=200)
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "benchmarks.md"))
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="the CMake build folder (bench_native)")
     a = ap.parse_args()
     env = dict(os.environ, OMP_NUM_THREADS=str(a.threads), OPENBLAS_NUM_THREADS=str(a.threads),
                TF_CPP_MIN_LOG_LEVEL="3", PYTHONPATH=os.path.join(ROOT, "python"))
@@ -116,6 +126,10 @@ def main():
             out = subprocess.run([sys.executable, "-c", CHILD, which, tmp, str(a.rounds), str(a.epochs), str(a.threads)],
                                  env=env, capture_output=True, text=True, check=True).stdout
             r[which] = json.loads(out.strip().splitlines()[-1])
+        native = subprocess.run([os.path.join(a.build, "bench_native"), "step", f"{tmp}/lstm8_step.keras", "1",
+                                 str(a.rounds * 100)], env=env, capture_output=True, text=True, check=True).stdout
+        steps = json.loads(native)["series"]["step"]["us"]
+        r["kerascpp"]["lstm8_step"] = (statistics.median(steps) * 1e-6, min(steps) * 1e-6)
     k, c = r["keras"], r["kerascpp"]
     us = lambda t: f"{t * 1e6:,.0f}"  # noqa: E731
     lines = ["## Sequence models (issue 15)", "",
@@ -128,11 +142,14 @@ def main():
              f"{us(k['lstm2_predict_on_batch'][0])} ({us(k['lstm2_predict_on_batch'][1])}) | "
              f"{us(c['lstm2_predict'][0])} ({us(c['lstm2_predict'][1])}) | "
              f"{k['lstm2_call'][0] / c['lstm2_predict'][0]:,.0f}x |", "",
-             "| one LSTM(8) step inside a 1,000-step sequence (Dense(8) -> LSTM(8), batch 1) | ns per step |",
-             "|---|---|",
-             f"| Keras 3 `predict_on_batch` | {k['lstm8_sequence'][0] / 1000 * 1e9:,.0f} |",
-             f"| kerascpp `predict` | {c['lstm8_sequence'][0] / 1000 * 1e9:,.0f} |",
-             "| RTNeural (published, LSTM(8) one sample per call; not run here) | 142-148 |", "",
+             "| one Dense(8) -> LSTM(8) step at batch 1 | streamed: one call per step, ns | "
+             "inside a 1,000-step sequence, ns per step |",
+             "|---|---|---|",
+             f"| Keras 3 `predict_on_batch` | {k['lstm8_step'][0] * 1e9:,.0f} | "
+             f"{k['lstm8_sequence'][0] / 1000 * 1e9:,.0f} |",
+             f"| kerascpp (streamed: C++ `model({{x}}, states)`; sequence: Python `predict`) | "
+             f"{c['lstm8_step'][0] * 1e9:,.0f} | {c['lstm8_sequence'][0] / 1000 * 1e9:,.0f} |",
+             "| RTNeural (published, LSTM(8) one sample per call; not run here) | 142-148 | |", "",
              "| training epoch, 4,096 samples, batch 32, SGD momentum | Keras 3 s (later epochs) | "
              "kerascpp s (later epochs) | Keras / kerascpp | last loss Keras / kerascpp |", "|---|---|---|---|---|"]
     for kind, label in (("bilstm", "Embedding(2000, 32, mask_zero) + Bidirectional(LSTM(32)), 40 steps"),
