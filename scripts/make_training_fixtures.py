@@ -356,6 +356,22 @@ def conv_lstm(K):
                          L.GlobalAveragePooling2D(name="pool"), L.Dense(1, name="out")], name="conv_lstm")
 
 
+def data_stream(rng, n=64, steps=6, d=3):
+    """Consecutive windows of one series per row of the batch: a stateful model carries it on."""
+    x = rng.standard_normal((n, steps, d)).astype(F32)
+    y = (np.cumsum(x[:, :, 0], axis=1)[:, -1:] * 0.3 + x[:, -1, 1:2]).astype(F32)
+    return {"x": x, "y": y}
+
+
+def stateful_rnn(K):
+    """Stateful LSTM and GRU over a fixed batch of 8: each batch starts from the previous one's states,
+    across epochs and through validation, as Keras runs them (fit never resets them)."""
+    L = K.layers
+    return K.Sequential([K.Input(batch_shape=(8, 6, 3)),
+                         L.LSTM(5, stateful=True, return_sequences=True, name="lstm_a"),
+                         L.GRU(4, stateful=True, name="gru_b"), L.Dense(1, name="out")], name="stateful_rnn")
+
+
 CASES.update({
     # SGD: Keras's TensorFlow optimizers square an Embedding's gradient per occurrence of a token
     # (tf.IndexedSlices) before summing, so Adam / RMSprop / Adagrad moments differ from the dense
@@ -368,6 +384,8 @@ CASES.update({
                                 CCE, ["accuracy"], batch_size=16, epochs=3),
     "seq2seq_return_state": _c(seq2seq, data_seq2seq, lambda K: K.optimizers.Adam(1e-2), lambda K: "mse",
                                ["mae"], batch_size=8, epochs=3),
+    "seq_stateful": _c(stateful_rnn, data_stream, lambda K: K.optimizers.Adam(1e-2), lambda K: "mse", ["mae"],
+                       batch_size=8, epochs=3, validation_split=0.25),
     "seq_conv_lstm": _c(conv_lstm, data_frames, lambda K: K.optimizers.Adam(1e-2), lambda K: "mse", ["mae"],
                         batch_size=8, epochs=3),
 })

@@ -61,6 +61,10 @@ struct FitOptions {
   int initial_epoch = 0;
   uint64_t seed = 0;  // shuffling and dropout; 0: from the random device
   std::ostream* out = nullptr;  // progress bar; nullptr: std::cout
+  // The states of the model's stateful RNN layers (Keras keeps them in the layers): each batch starts
+  // from the previous one's final states, across epochs too, and fit's validation runs through them,
+  // as in Keras. Required when the model is stateful(); the same object can go on to predict.
+  RnnStates* states = nullptr;
 };
 
 struct EvaluateOptions {
@@ -69,6 +73,7 @@ struct EvaluateOptions {
   Tensor sample_weight;
   std::vector<callbacks::CallbackPtr> callbacks;
   std::ostream* out = nullptr;
+  RnnStates* states = nullptr;  // as FitOptions::states
 };
 
 // Which Keras reads the saved file back: Keras 3 (default), or Keras 2 (tf.keras / tf-keras, and
@@ -172,9 +177,12 @@ class Model {
   Logs evaluate(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const EvaluateOptions& options = {});
   // One gradient step on this batch; the batch's loss and metrics (metrics reset first, as Keras's
   // reset_metrics=True).
+  // states: as FitOptions::states.
   Logs train_on_batch(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
-                      const Tensor& sample_weight = Tensor(), const std::map<int64_t, double>& class_weight = {});
-  Logs test_on_batch(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight = Tensor());
+                      const Tensor& sample_weight = Tensor(), const std::map<int64_t, double>& class_weight = {},
+                      RnnStates* states = nullptr);
+  Logs test_on_batch(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight = Tensor(),
+                     RnnStates* states = nullptr);
   std::vector<Tensor> predict_on_batch(const std::vector<Tensor>& x) const { return (*this)(x); }
   // Set by callbacks to end fit() after the current batch / epoch (Keras's model.stop_training).
   bool stop_training = false;

@@ -180,7 +180,7 @@ class TrainingMixin:
         engine = self._engine_callbacks(callbacks)
         native = _kerascpp.fit(self._m, xs, ys, batch_size, int(epochs), _verbose(verbose), engine,
                                float(validation_split), vx, vy, vsw, bool(shuffle), _class_weight(class_weight),
-                               _one_sample_weight(sample_weight), int(initial_epoch))
+                               _one_sample_weight(sample_weight), int(initial_epoch), self._rnn_states())
         history = callbacks_module.History()
         history.set_model(self)
         history.set_params(native.params)
@@ -200,15 +200,17 @@ class TrainingMixin:
         _check_arrays(x, "x")
         xs, ys = self._input_list(x), self._targets(y)
         logs = _kerascpp.evaluate(self._m, xs, ys, int(batch_size or 32), _verbose(verbose),
-                                  _one_sample_weight(sample_weight), self._engine_callbacks(callbacks))
+                                  _one_sample_weight(sample_weight), self._engine_callbacks(callbacks),
+                                  self._rnn_states())
         return self._result(logs, return_dict)
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
         logs = _kerascpp.train_on_batch(self._m, self._input_list(x), self._targets(y),
-                                        _one_sample_weight(sample_weight), _class_weight(class_weight))
+                                        _one_sample_weight(sample_weight), _class_weight(class_weight),
+                                        self._rnn_states())
         return self._result(logs, return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         logs = _kerascpp.test_on_batch(self._m, self._input_list(x), self._targets(y),
-                                       _one_sample_weight(sample_weight))
+                                       _one_sample_weight(sample_weight), self._rnn_states())
         return self._result(logs, return_dict)

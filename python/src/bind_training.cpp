@@ -130,8 +130,10 @@ void bind_model_training(nb::module_& m) {
   m.def("fit", [](Model& self, nb::handle x, nb::handle y, int64_t batch_size, int epochs, int verbose,
                   std::vector<CallbackPtr> cbs, double validation_split, nb::handle validation_x,
                   nb::handle validation_y, nb::handle validation_sample_weight, bool shuffle,
-                  std::map<int64_t, double> class_weight, nb::handle sample_weight, int initial_epoch, uint64_t seed) {
+                  std::map<int64_t, double> class_weight, nb::handle sample_weight, int initial_epoch, RnnStates* states,
+                  uint64_t seed) {
     FitOptions o;
+    o.states = states;  // the Python model's stream (a stateful model's; None otherwise)
     o.batch_size = batch_size;
     o.epochs = epochs;
     o.verbose = verbose;
@@ -157,11 +159,13 @@ void bind_model_training(nb::module_& m) {
   }, nb::arg("model"), nb::arg("x"), nb::arg("y"), nb::arg("batch_size"), nb::arg("epochs"), nb::arg("verbose"),
      nb::arg("callbacks"), nb::arg("validation_split"), nb::arg("validation_x").none(),
      nb::arg("validation_y").none(), nb::arg("validation_sample_weight").none(), nb::arg("shuffle"),
-     nb::arg("class_weight"), nb::arg("sample_weight").none(), nb::arg("initial_epoch"), nb::arg("seed") = 0);
+     nb::arg("class_weight"), nb::arg("sample_weight").none(), nb::arg("initial_epoch"), nb::arg("states").none(),
+     nb::arg("seed") = 0);
 
   m.def("evaluate", [](Model& self, nb::handle x, nb::handle y, int64_t batch_size, int verbose,
-                       nb::handle sample_weight, std::vector<CallbackPtr> cbs) {
+                       nb::handle sample_weight, std::vector<CallbackPtr> cbs, RnnStates* states) {
     EvaluateOptions o;
+    o.states = states;
     o.batch_size = batch_size;
     o.verbose = verbose;
     o.sample_weight = optional_tensor(sample_weight);
@@ -174,30 +178,31 @@ void bind_model_training(nb::module_& m) {
     }
     return logs_to_py(logs);
   }, nb::arg("model"), nb::arg("x"), nb::arg("y"), nb::arg("batch_size"), nb::arg("verbose"),
-     nb::arg("sample_weight").none(), nb::arg("callbacks"));
+     nb::arg("sample_weight").none(), nb::arg("callbacks"), nb::arg("states").none());
 
   m.def("train_on_batch", [](Model& self, nb::handle x, nb::handle y, nb::handle sample_weight,
-                             std::map<int64_t, double> class_weight) {
+                             std::map<int64_t, double> class_weight, RnnStates* states) {
     std::vector<Tensor> xs = tensors_from(x), ys = tensors_from(y);
     Tensor sw = optional_tensor(sample_weight);
     Logs logs;
     {
       nb::gil_scoped_release release;
-      logs = self.train_on_batch(xs, ys, sw, class_weight);
+      logs = self.train_on_batch(xs, ys, sw, class_weight, states);
     }
     return logs_to_py(logs);
-  }, nb::arg("model"), nb::arg("x"), nb::arg("y"), nb::arg("sample_weight").none(), nb::arg("class_weight"));
+  }, nb::arg("model"), nb::arg("x"), nb::arg("y"), nb::arg("sample_weight").none(), nb::arg("class_weight"),
+     nb::arg("states").none());
 
-  m.def("test_on_batch", [](Model& self, nb::handle x, nb::handle y, nb::handle sample_weight) {
+  m.def("test_on_batch", [](Model& self, nb::handle x, nb::handle y, nb::handle sample_weight, RnnStates* states) {
     std::vector<Tensor> xs = tensors_from(x), ys = tensors_from(y);
     Tensor sw = optional_tensor(sample_weight);
     Logs logs;
     {
       nb::gil_scoped_release release;
-      logs = self.test_on_batch(xs, ys, sw);
+      logs = self.test_on_batch(xs, ys, sw, states);
     }
     return logs_to_py(logs);
-  }, nb::arg("model"), nb::arg("x"), nb::arg("y"), nb::arg("sample_weight").none());
+  }, nb::arg("model"), nb::arg("x"), nb::arg("y"), nb::arg("sample_weight").none(), nb::arg("states").none());
 }
 
 }  // namespace

@@ -34,9 +34,10 @@ struct Batch {
 // One gradient step: forward in training mode under a tape, loss, gradients, optimizer update,
 // layer state updates, then the loss tracker and metrics. Returns false (and changes no weight)
 // when the loss is not finite; the trackers then hold that NaN / inf.
-bool train_step(Model& model, Compiled& c, const Batch& batch, uint64_t seed);
+// states: the stateful RNN layers' (null when the model has none).
+bool train_step(Model& model, Compiled& c, const Batch& batch, uint64_t seed, RnnStates* states = nullptr);
 // The same forward and loss in inference mode, updating the trackers only.
-void test_step(const Model& model, Compiled& c, const Batch& batch);
+void test_step(const Model& model, Compiled& c, const Batch& batch, RnnStates* states = nullptr);
 // The trackers' results as Keras's logs ("loss", per-output losses, metrics), and their reset.
 Logs results(const Compiled& c, const std::string& prefix = "");
 void reset(Compiled& c);

@@ -122,7 +122,7 @@ bool has_terminate_on_nan(const std::vector<callbacks::CallbackPtr>& cbs) {
 
 // The evaluation loop shared by evaluate() and fit's validation.
 Logs run_evaluation(Model& m, Compiled& c, const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sw,
-                    int64_t batch_size, CallbackList& cbs) {
+                    int64_t batch_size, CallbackList& cbs, RnnStates* states) {
   const int64_t n = cardinality(m, x, y, sw);
   training::reset(c);
   Logs logs;
@@ -130,13 +130,23 @@ Logs run_evaluation(Model& m, Compiled& c, const std::vector<Tensor>& x, const s
   int64_t step = 0;
   for (int64_t start = 0; start < n; start += batch_size, ++step) {
     cbs.each([&](callbacks::Callback& cb) { cb.on_test_batch_begin(step, logs); });
-    training::test_step(m, c, batch_of(x, y, sw, nullptr, start, std::min(batch_size, n - start)));
+    training::test_step(m, c, batch_of(x, y, sw, nullptr, start, std::min(batch_size, n - start)), states);
     logs = sorted(training::results(c));
     cbs.each([&](callbacks::Callback& cb) { cb.on_test_batch_end(step, logs); });
   }
   logs = sorted(training::results(c));
   cbs.each([&](callbacks::Callback& cb) { cb.on_test_end(logs); });
   return logs;
+}
+
+// A stateful model trains and evaluates with the caller's states, in whole batches (one state per row).
+void check_states(const Model& m, RnnStates* states, const char* what, const char* option, int64_t n, int64_t batch) {
+  if (!m.stateful()) return;
+  KCPP_CHECK(states != nullptr, ValueError, "Model '", m.name(), "' has stateful RNN layers: ", what, " needs the "
+             "states they carry from batch to batch (C++: ", option, " = &states, a kerascpp::RnnStates; Python keeps "
+             "them per model)");
+  KCPP_CHECK(batch == 0 || n % batch == 0, ValueError, "Model '", m.name(), "' has stateful RNN layers, which keep one state per row "
+             "of a fixed batch: ", what, "'s ", n, " samples do not make whole batches of ", batch);
 }
 
 }  // namespace
@@ -172,6 +182,8 @@ std::shared_ptr<callbacks::History> Model::fit(const std::vector<Tensor>& x_in, 
   }
   if (!vx.empty()) cardinality(*this, vx, vy, vsw);
   KCPP_CHECK(n > 0, ValueError, "Expected input data to be non-empty.");
+  check_states(*this, o.states, "fit", "FitOptions::states", n, o.batch_size);
+  if (!vx.empty()) check_states(*this, o.states, "fit's validation", "FitOptions::states", vx[0].dim(0), o.batch_size);
   const int64_t steps = (n + o.batch_size - 1) / o.batch_size;
   std::shared_ptr<callbacks::History> history;
   CallbackList cbs = make_callbacks(*this, o.callbacks, o.verbose, o.epochs, steps, o.out, &history);
@@ -192,7 +204,8 @@ std::shared_ptr<callbacks::History> Model::fit(const std::vector<Tensor>& x_in, 
       const int64_t start = step * o.batch_size, count = std::min(o.batch_size, n - start);
       Logs batch_logs;
       cbs.each([&](callbacks::Callback& cb) { cb.on_train_batch_begin(step, batch_logs); });
-      const bool finite = training::train_step(*this, c, batch_of(x, y, sw, o.shuffle ? &order : nullptr, start, count), rng());
+      const bool finite =
+          training::train_step(*this, c, batch_of(x, y, sw, o.shuffle ? &order : nullptr, start, count), rng(), o.states);
       batch_logs = sorted(training::results(c));
       if (!finite && !nan_stops)
         KCPP_THROW(ValueError, "The loss of model '", name(), "' is ", batch_logs.at("loss"), " at epoch ", epoch + 1,
@@ -202,7 +215,7 @@ std::shared_ptr<callbacks::History> Model::fit(const std::vector<Tensor>& x_in, 
     }
     epoch_logs = training::results(c);
     if (!vx.empty() && !stop_training) {
-      Logs val = run_evaluation(*this, c, vx, vy, vsw, o.batch_size, cbs);
+      Logs val = run_evaluation(*this, c, vx, vy, vsw, o.batch_size, cbs, o.states);
       for (const auto& [k, v] : val.items()) epoch_logs.set("val_" + k, v);
     }
     epoch_logs = sorted(epoch_logs);
@@ -217,28 +230,32 @@ Logs Model::evaluate(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
   Compiled& c = compiled_or_throw(*this, compiled_.get(), "evaluate");
   KCPP_CHECK(o.batch_size > 0, ValueError, "Expected a positive batch_size. Received: batch_size=", o.batch_size);
   const int64_t n = cardinality(*this, x, y, o.sample_weight);
+  check_states(*this, o.states, "evaluate", "EvaluateOptions::states", n, o.batch_size);
   CallbackList cbs = make_callbacks(*this, o.callbacks, o.verbose, 1, (n + o.batch_size - 1) / o.batch_size, o.out, nullptr);
-  return run_evaluation(*this, c, x, y, o.sample_weight, o.batch_size, cbs);
+  return run_evaluation(*this, c, x, y, o.sample_weight, o.batch_size, cbs, o.states);
 }
 
 Logs Model::train_on_batch(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight,
-                           const std::map<int64_t, double>& class_weight) {
+                           const std::map<int64_t, double>& class_weight, RnnStates* states) {
   Compiled& c = compiled_or_throw(*this, compiled_.get(), "train_on_batch");
-  cardinality(*this, x, y, sample_weight);
+  const int64_t n = cardinality(*this, x, y, sample_weight);
+  check_states(*this, states, "train_on_batch", "the `states` argument", n, n);
   training::reset(c);
   Batch b{x, y, weights_for(y[0], class_weight, sample_weight)};
-  const bool finite = training::train_step(*this, c, b, std::random_device{}());
+  const bool finite = training::train_step(*this, c, b, std::random_device{}(), states);
   Logs logs = training::results(c);
   KCPP_CHECK(finite, ValueError, "The loss of model '", name(), "' is ", logs.at("loss"),
              " in train_on_batch. The weights were left as they were before this batch.");
   return logs;
 }
 
-Logs Model::test_on_batch(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight) {
+Logs Model::test_on_batch(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight,
+                          RnnStates* states) {
   Compiled& c = compiled_or_throw(*this, compiled_.get(), "test_on_batch");
-  cardinality(*this, x, y, sample_weight);
+  const int64_t n = cardinality(*this, x, y, sample_weight);
+  check_states(*this, states, "test_on_batch", "the `states` argument", n, n);
   training::reset(c);
-  training::test_step(*this, c, Batch{x, y, sample_weight});
+  training::test_step(*this, c, Batch{x, y, sample_weight}, states);
   return training::results(c);
 }
 

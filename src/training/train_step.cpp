@@ -52,7 +52,7 @@ void track(Compiled& c, const Batch& b, const std::vector<Tensor>& outs, float l
 
 }  // namespace
 
-bool train_step(Model& model, Compiled& c, const Batch& b, uint64_t seed) {
+bool train_step(Model& model, Compiled& c, const Batch& b, uint64_t seed, RnnStates* states) {
   const std::vector<VariablePtr> trainable = model.trainable_weights();
   std::vector<std::pair<VariablePtr, Tensor>> updates;
   std::vector<Tensor> extra;
@@ -63,7 +63,7 @@ bool train_step(Model& model, Compiled& c, const Batch& b, uint64_t seed) {
     GradientTape tape;
     tape.watch(trainable);
     CallContext ctx;
-    ctx.training = true, ctx.updates = &updates, ctx.losses = &extra, ctx.seed = seed;
+    ctx.training = true, ctx.updates = &updates, ctx.losses = &extra, ctx.seed = seed, ctx.rnn_states = states;
     outs = model.graph().call(as_float(b.x), ctx);
     Tensor loss = total_loss(c, b, outs, extra, &parts);
     tape.stop_recording();
@@ -77,12 +77,13 @@ bool train_step(Model& model, Compiled& c, const Batch& b, uint64_t seed) {
   return true;
 }
 
-void test_step(const Model& model, Compiled& c, const Batch& b) {
+void test_step(const Model& model, Compiled& c, const Batch& b, RnnStates* states) {
   ops::NoRecord pause;
   std::vector<Tensor> extra;
   std::vector<float> parts;
   CallContext ctx;
   ctx.losses = &extra;
+  ctx.rnn_states = states;
   std::vector<Tensor> outs = model.graph().call(as_float(b.x), ctx);
   Tensor loss = total_loss(c, b, outs, extra, &parts);
   track(c, b, outs, scalar_value(loss), parts);

@@ -318,3 +318,22 @@ def test_engine_warnings_are_python_warnings():
         warnings.simplefilter("error")
         with pytest.raises(UserWarning, match="val_nope"):
             model.fit(x, y, epochs=1, verbose=0, callbacks=[keras.callbacks.EarlyStopping(monitor="val_nope", mode="min")])
+
+
+def test_a_stateful_model_trains_as_keras_does():
+    """fit carries the stateful layers' states from batch to batch, through validation and on into
+    evaluate, as Keras does (the Keras-written fixture tests/fixtures/training/seq_stateful)."""
+    d = os.path.join(ROOT, "tests", "fixtures", "training", "seq_stateful")
+    meta = json.load(open(os.path.join(d, "meta.json")))
+    model = keras.models.load_model(os.path.join(d, "model.keras"))
+    x, y = np.load(os.path.join(d, "x.npy")), np.load(os.path.join(d, "y.npy"))
+    fit = meta["fit"]
+    history = model.fit(x, y, batch_size=fit["batch_size"], epochs=fit["epochs"], shuffle=False, verbose=0,
+                        validation_split=fit["validation_split"])
+    for key, values in meta["history"].items():
+        np.testing.assert_allclose(history.history[key], values, rtol=1e-4, atol=1e-4, err_msg=key)
+    logs = model.evaluate(x, y, batch_size=fit["batch_size"], verbose=0, return_dict=True)
+    for key, value in meta["evaluate"].items():
+        np.testing.assert_allclose(logs[key], value, rtol=1e-4, atol=1e-4, err_msg=key)
+    with pytest.raises(ValueError, match="do not make whole batches of 8"):
+        model.fit(x[:12], y[:12], batch_size=8, verbose=0)

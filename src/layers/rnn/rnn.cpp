@@ -97,8 +97,6 @@ std::vector<Tensor> Rnn::call(const std::vector<Tensor>& in, const CallContext& 
   if (!stateful_) return run(in, ctx.mask(0), ctx);
   KCPP_CHECK(ctx.rnn_states != nullptr, ValueError, "Layer '", name(), "' (", cls_, ") is stateful: call the model with "
              "the caller's states (C++: model(x, states) with a kerascpp::RnnStates; Python keeps them per model)");
-  KCPP_CHECK(!ctx.training, NotImplementedError, "Layer '", name(), "' (", cls_, "): training a stateful RNN is not "
-             "supported");
   std::vector<Tensor> inputs = in;
   const std::vector<Tensor>& kept = ctx.rnn_states->of(this);
   if (inputs.size() == 1 && !kept.empty()) {  // given initial_state tensors win, as in Keras
@@ -109,6 +107,10 @@ std::vector<Tensor> Rnn::call(const std::vector<Tensor>& in, const CallContext& 
   }
   std::vector<Tensor> final_states;
   std::vector<Tensor> out = run(inputs, ctx.mask(0), ctx, &final_states);
+  // Kept as values: the next batch starts from them, without a gradient back into this one (Keras
+  // assigns them to the layer's state variables).
+  if (ops::active_recorder() != nullptr)
+    for (Tensor& s : final_states) s = s.copy();
   ctx.rnn_states->store(this, std::move(final_states));
   return out;
 }

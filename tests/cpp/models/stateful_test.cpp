@@ -97,5 +97,27 @@ TEST(Stateful, ErrorsNameTheLayerAndWhatToDo) {
             std::string::npos);
 }
 
+TEST(Stateful, TrainingNeedsTheStatesAndWholeBatches) {
+  // Training itself is checked against Keras by FitParity (tests/fixtures/training/seq_stateful).
+  const std::string dir = testing::fixture("training/seq_stateful");
+  Model m = load_model(dir + "/model.keras");
+  const Tensor x = io::read_npy(dir + "/x.npy"), y = io::read_npy(dir + "/y.npy");
+  FitOptions o;
+  o.batch_size = 8, o.verbose = 0, o.shuffle = false;
+  EXPECT_NE(error_of([&] { m.fit({x}, {y}, o); }).find("has stateful RNN layers: fit needs the states they carry from "
+                                                       "batch to batch (C++: FitOptions::states = &states"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { m.evaluate({x}, {y}, {}); }).find("EvaluateOptions::states"), std::string::npos);
+  RnnStates states;
+  o.states = &states;
+  EXPECT_NE(error_of([&] { m.fit({x.slice(0, 12)}, {y.slice(0, 12)}, o); }).find("fit's 12 samples do not make whole "
+                                                                                 "batches of 8"),
+            std::string::npos);
+  EXPECT_TRUE(states.empty()) << "a refused fit leaves the states alone";
+  const Logs logs = m.train_on_batch({x.slice(0, 8)}, {y.slice(0, 8)}, Tensor(), {}, &states);
+  EXPECT_TRUE(std::isfinite(logs.at("loss")));
+  EXPECT_FALSE(states.empty()) << "train_on_batch stores the final states";
+}
+
 }  // namespace
 }  // namespace kerascpp

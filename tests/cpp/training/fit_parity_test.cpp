@@ -87,7 +87,10 @@ TEST(FitParity, EveryCaseMatchesKerasEpochByEpoch) {
     ASSERT_TRUE(m.compiled()) << name << ": the Keras-written model should compile from its saved config";
     std::vector<Tensor> x = {io::read_npy((dir / files["x"].get<std::string>()).string())};
     std::vector<Tensor> y = {io::read_npy((dir / files["y"].get<std::string>()).string())};
-    auto history = m.fit(x, y, fit_options(dir, meta["fit"]));
+    RnnStates states;  // a stateful model's (seq_stateful): carried through fit, validation and evaluate
+    FitOptions fo = fit_options(dir, meta["fit"]);
+    fo.states = &states;
+    auto history = m.fit(x, y, fo);
     expect_history(name, *history, meta["history"]);
     // A resume case's evaluate() and trained model are after its 4 epochs (the resume test).
     const bool resume = meta.contains("resume");
@@ -95,6 +98,7 @@ TEST(FitParity, EveryCaseMatchesKerasEpochByEpoch) {
       EvaluateOptions eo;
       eo.verbose = 0;
       eo.batch_size = meta["evaluate_args"].value("batch_size", 32);
+      eo.states = &states;
       Logs logs = m.evaluate(x, y, eo);
       for (const auto& [k, v] : meta["evaluate"].items())
         EXPECT_TRUE(close(logs.at(k), v.get<double>())) << name << " evaluate " << k << ": " << logs.at(k) << " vs " << v;
