@@ -37,13 +37,14 @@ const std::vector<DialectRule>& rules() {
       {"RNN", {}, {{"time_major", false}}, {}},
       {"ConvLSTM*", {}, {{"time_major", false}}, {{"seed", kAny}}},
       // tf_keras's attention: the deprecated causal flag (use_causal_mask is a call argument in both),
-      // MultiHeadAttention's recorded build shapes; Keras 3.15's gate, sliding window and seeds.
+      // MultiHeadAttention's recorded build shapes; Keras 3.15's gate, sliding window and seeds, and
+      // flash_attention (a kernel choice: the same values).
       {"Attention", {}, {{"causal", false}}, {{"seed", kAny}}},
       {"AdditiveAttention", {}, {{"causal", false}}, {{"seed", kAny}}},
       {"MultiHeadAttention",
        {},
        {{"query_shape", kAny}, {"key_shape", kAny}, {"value_shape", kAny}, {"softmax_robust_masking", false}},
-       {{"use_gate", false}, {"sliding_window", nullptr}, {"seed", kAny}}},
+       {{"use_gate", false}, {"sliding_window", nullptr}, {"seed", kAny}, {"flash_attention", kAny}}},
       {"*Cell", {}, {{"implementation", kAny}}, {{"seed", kAny}}},
       // tf_keras's depthwise, separable and transposed convolutions inherit Conv's config: groups
       // (always 1) and, for separable ones, kernel_* keys for a kernel they do not have.

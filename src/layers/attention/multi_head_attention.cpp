@@ -94,8 +94,11 @@ class MultiHeadAttention : public Layer {
       const Json& a = c["attention_axes"];
       attention_axes_ = a.is_number_integer() ? std::vector<int>{a.get<int>()} : int_list(c, "attention_axes", {});
     }
-    KCPP_CHECK(!c.value("flash_attention", false), NotImplementedError, "Layer '", name(), "' (", cls_,
-               "): flash_attention=True is not supported (kerascpp computes the attention scores)");
+    // Flash attention is a kernel for dot_product_attention's path: the same values (the backends that
+    // have it differ by round-off), with Keras's two constraints. None (Keras's global default) is off.
+    flash_ = c.value("flash_attention", Json()).is_boolean() && c["flash_attention"].get<bool>();
+    KCPP_CHECK(!flash_ || dropout_ == 0.f, ValueError, "Layer '", name(), "' (", cls_, "): Dropout is not supported "
+               "when flash attention is enabled. Please set dropout to 0.0 to use flash attention.");
     has_activity_regularizer_ = !c.value("activity_regularizer", Json()).is_null();
   }
   std::string class_name() const override { return cls_; }
@@ -109,6 +112,7 @@ class MultiHeadAttention : public Layer {
     return call_output_shapes(in, Json::object());
   }
   std::vector<Shape> call_output_shapes(const std::vector<Shape>& in, const Json& options) const override {
+    check_flash(options.value("return_attention_scores", false));
     KCPP_CHECK(in.size() == 3 || in.size() == 4, ValueError, "Layer '", name(), "' (", cls_,
                ") takes query, value, key and an optional attention_mask. Received ", in.size(), " inputs");
     const Shape &q = in[0], &v = in[1], &k = in[2];
@@ -163,6 +167,7 @@ class MultiHeadAttention : public Layer {
                "): training with an activity_regularizer (which Keras also applies inside every projection) is "
                "not supported");
     const Tensor &query = in[0], &value = in[1], &key = in[2];
+    check_flash(ctx.option("return_attention_scores", false));
     const bool causal = ctx.option("use_causal_mask", false);
     Tensor mask = attention_mask(in, ctx, causal);
     Tensor q = query_->apply(query), k = key_->apply(key), v = value_->apply(value);
@@ -265,6 +270,12 @@ class MultiHeadAttention : public Layer {
     return layer;
   }
 
+  void check_flash(bool return_attention_scores) const {
+    KCPP_CHECK(!flash_ || !return_attention_scores, ValueError, "Layer '", name(), "' (", cls_, "): Returning attention "
+               "scores is not supported when flash attention is enabled. Please disable flash attention to access "
+               "attention scores.");
+  }
+
   // The (batch, t, s) mask of a call (1 attends, 0 does not), or undefined for none.
   Tensor attention_mask(const std::vector<Tensor>& in, const CallContext& ctx, bool causal) const {
     const Tensor &query = in[0], &value = in[1];
@@ -300,6 +311,7 @@ class MultiHeadAttention : public Layer {
   bool grouped_;
   int64_t heads_, kv_heads_, key_dim_, value_dim_;
   float dropout_;
+  bool flash_ = false;
   bool use_bias_, use_gate_;
   int64_t window_ = 0;
   Shape output_shape_;

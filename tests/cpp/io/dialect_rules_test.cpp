@@ -62,6 +62,11 @@ TEST(DialectRules, Keras3OnlyKeysDroppedForKeras2WhenTheyChangeNothing) {
   EXPECT_EQ(write2("LayerNormalization", {{"rms_scaling", false}}), Json::object());
   EXPECT_EQ(write2("Dense", {{"units", 2}, {"lora_rank", nullptr}, {"quantization_config", nullptr}}),
             (Json{{"units", 2}}));
+  // A kernel choice, whatever it holds: the same values in Keras 2.
+  EXPECT_EQ(write2("MultiHeadAttention", {{"num_heads", 2}, {"flash_attention", true}}), (Json{{"num_heads", 2}}));
+  // ConvLSTM: tf_keras's time_major (only False) and Keras 3's seed.
+  EXPECT_EQ(read2("ConvLSTM2D", {{"filters", 2}, {"time_major", false}}), (Json{{"filters", 2}}));
+  EXPECT_EQ(write2("ConvLSTM1D", {{"filters", 2}, {"seed", 3}}), (Json{{"filters", 2}}));
   std::string e = not_implemented([] { write2("Resizing", {{"name", "rs"}, {"data_format", "channels_first"}}); });
   EXPECT_NE(e.find("'rs'"), std::string::npos) << e;
   EXPECT_NE(e.find("data_format=\"channels_first\""), std::string::npos) << e;

@@ -199,12 +199,33 @@ TEST(MultiHeadAttention, ErrorsNameTheLayerAndTheValue) {
   LayerPtr m = make_layer("MultiHeadAttention", mha_config("MultiHeadAttention"));
   EXPECT_NE(error_of([&] { m->build({s, {2, 5, 3}, {2, 6, 3}}); }).find("All dimensions of `value` and `key`"),
             std::string::npos);
-  EXPECT_NE(error_of([] { make_layer("MultiHeadAttention", mha_config("MultiHeadAttention", {{"flash_attention", true}})); })
-                .find("flash_attention"),
+  EXPECT_NE(error_of([] { make_layer("MultiHeadAttention", mha_config("MultiHeadAttention", {{"flash_attention", true}, {"dropout", 0.1}})); })
+                .find("Dropout is not supported when flash attention is enabled"),
             std::string::npos);
   EXPECT_NE(error_of([] { make_layer("Attention", {{"name", "a"}, {"score_mode", "bilinear"}}); })
                 .find("score_mode=bilinear"),
             std::string::npos);
+}
+
+TEST(MultiHeadAttention, FlashAttentionComputesTheSameAttentionAndRefusesScoresAsKeras) {
+  // flash_attention picks a kernel for dot_product_attention's path (TensorFlow has none and refuses it;
+  // JAX and torch files carry it): the same values, with Keras's constraints.
+  const Shape s = {2, 4, 3};
+  for (const char* cls : {"MultiHeadAttention", "GroupQueryAttention"}) {
+    LayerPtr plain = built(cls, mha_config(cls), {s, s, s});
+    LayerPtr flash = built(cls, mha_config(cls, {{"flash_attention", true}}), {s, s, s});
+    std::mt19937 g(9);
+    const Tensor x = random(g, s);
+    const Tensor a = plain->call({x, x, x}, {})[0], b = flash->call({x, x, x}, {})[0];
+    ASSERT_EQ(a.shape(), b.shape());
+    for (int64_t i = 0; i < a.size(); ++i) EXPECT_EQ(a.data<float>()[i], b.data<float>()[i]) << cls << " " << i;
+    const Json scores = {{"return_attention_scores", true}};
+    CallContext ctx;
+    ctx.options = &scores;
+    EXPECT_NE(error_of([&] { flash->call({x, x, x}, ctx); }).find("Returning attention scores is not supported when "
+                                                                "flash attention is enabled"),
+              std::string::npos) << cls;
+  }
 }
 
 TEST(RMSNormalization, NormalisesByTheRootMeanSquareAndDifferentiates) {
