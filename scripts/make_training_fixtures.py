@@ -356,6 +356,20 @@ def conv_lstm(K):
                          L.GlobalAveragePooling2D(name="pool"), L.Dense(1, name="out")], name="conv_lstm")
 
 
+def attention_regularized(K):
+    """MultiHeadAttention (gated) and GroupQueryAttention with activity regularizers: Keras 3 penalises
+    every projection's output, and GroupQueryAttention's own outputs too."""
+    L = K.layers
+    x = K.Input((10,), name="tokens")
+    h = L.Embedding(30, 8, name="embed")(x)
+    a = L.MultiHeadAttention(num_heads=2, key_dim=4, use_gate=True, activity_regularizer=K.regularizers.L2(1e-2),
+                             name="attention")(h, h)
+    g = L.GroupQueryAttention(head_dim=4, num_query_heads=2, num_key_value_heads=1,
+                              activity_regularizer=K.regularizers.L1(1e-3), name="grouped")(a, h)
+    y = L.Dense(3, activation="softmax", name="out")(L.GlobalAveragePooling1D(name="pool")(g))
+    return K.Model(x, y, name="attention_regularized")
+
+
 def data_stream(rng, n=64, steps=6, d=3):
     """Consecutive windows of one series per row of the batch: a stateful model carries it on."""
     x = rng.standard_normal((n, steps, d)).astype(F32)
@@ -384,6 +398,8 @@ CASES.update({
                                 CCE, ["accuracy"], batch_size=16, epochs=3),
     "seq2seq_return_state": _c(seq2seq, data_seq2seq, lambda K: K.optimizers.Adam(1e-2), lambda K: "mse",
                                ["mae"], batch_size=8, epochs=3),
+    "seq_attention_activity": _c(attention_regularized, data_tokens, lambda K: K.optimizers.SGD(0.3, momentum=0.9),
+                                 CCE, ["accuracy"], batch_size=16, epochs=3),
     "seq_stateful": _c(stateful_rnn, data_stream, lambda K: K.optimizers.Adam(1e-2), lambda K: "mse", ["mae"],
                        batch_size=8, epochs=3, validation_split=0.25),
     "seq_conv_lstm": _c(conv_lstm, data_frames, lambda K: K.optimizers.Adam(1e-2), lambda K: "mse", ["mae"],

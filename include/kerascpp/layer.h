@@ -125,6 +125,9 @@ class Layer {
   // Keras 3's MultiHeadAttention takes the masks off its input tensors when it runs: later layers of
   // the graph that read those tensors see none (keras/src/layers/attention/multi_head_attention.py).
   virtual bool clears_input_masks() const { return false; }
+  // Whether the layer's activity_regularizer (config) applies to its outputs, as the graph applies it.
+  // Keras 3's MultiHeadAttention hands it to its projections only (it never sets the layer's own).
+  virtual bool regularizes_own_outputs() const { return true; }
   // Read from a tf_keras file, for the layers whose numbers differ between the two Kerases (masked
   // softmax rows, merged masks; io/config_dialect.cpp sets "kerascpp_keras2" for them): compute as
   // tf_keras does. Not part of the config.

@@ -104,8 +104,10 @@ void Functional::add_layer(const Json& entry) {
     }
   };
   strip(config_["layers"][layers_.size()]["config"]);
-  activity_.push_back(layers::regularizer_from_config(entry["config"].value("activity_regularizer", Json()),
-                                                      "Layer '" + layer->name() + "' (" + cls + ")"));
+  activity_.push_back(layer->regularizes_own_outputs()
+                          ? layers::regularizer_from_config(entry["config"].value("activity_regularizer", Json()),
+                                                            "Layer '" + layer->name() + "' (" + cls + ")")
+                          : layers::Regularizer());
   layers_.push_back(std::move(layer));
   in_model_layers_.push_back(true);
   layer_nodes_.emplace_back();

@@ -337,3 +337,39 @@ def test_a_stateful_model_trains_as_keras_does():
         np.testing.assert_allclose(logs[key], value, rtol=1e-4, atol=1e-4, err_msg=key)
     with pytest.raises(ValueError, match="do not make whole batches of 8"):
         model.fit(x[:12], y[:12], batch_size=8, verbose=0)
+
+
+TF_KERAS_MHA = r"""
+import json, sys
+import numpy as np
+import tf_keras as K
+L = K.layers
+x = K.Input((6, 4))
+a = L.MultiHeadAttention(num_heads=2, key_dim=3, activity_regularizer=K.regularizers.L2(0.05), name="mha")(x, x)
+m = K.Model(x, L.Dense(1, name="out")(L.Flatten()(a)))
+rng = np.random.default_rng(7)
+m.set_weights([rng.normal(size=w.shape).astype("float32") * 0.5 for w in m.get_weights()])
+m.compile(optimizer="sgd", loss="mse")
+data = np.load(sys.argv[2])
+m.save(sys.argv[1])
+print("RESULT" + json.dumps({"loss": float(m.evaluate(data["x"], data["y"], batch_size=8, verbose=0))}))
+"""
+
+
+def test_tf_keras_multi_head_attention_penalises_its_own_output(tmp_path):
+    """tf_keras's MultiHeadAttention applies its activity_regularizer to its own output only (its
+    projections drop it); Keras 3's to every projection only (the seq_attention_activity fit fixture)."""
+    rng = np.random.default_rng(3)
+    path = tmp_path / "data.npz"
+    np.savez(path, x=rng.normal(size=(16, 6, 4)).astype("float32"), y=rng.normal(size=(16, 1)).astype("float32"))
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    r = subprocess.run([sys.executable, "-c", TF_KERAS_MHA, str(tmp_path / "mha.h5"), str(path)], capture_output=True,
+                       text=True, env=env)
+    line = [l for l in r.stdout.splitlines() if l.startswith("RESULT")]
+    if not line:
+        pytest.skip("tf_keras did not run: " + r.stderr[-500:])
+    want = json.loads(line[0][len("RESULT"):])["loss"]
+    model = keras.models.load_model(str(tmp_path / "mha.h5"))
+    d = np.load(path)
+    got = model.evaluate(d["x"], d["y"], batch_size=8, verbose=0)
+    np.testing.assert_allclose(got, want, rtol=1e-4)

@@ -10,6 +10,10 @@
 // attention_mask input are ANDed into one (b, t, s) mask. A query row whose every position is masked
 // gets zero attention in Keras 3's explicit path (dropout, return_attention_scores or inputs of rank
 // other than 3: its Softmax layer zeroes it) and uniform attention otherwise and in tf_keras.
+// activity_regularizer (training): Keras 3 hands it to every projection, each penalising its output;
+// the graph applies it to the layer's own outputs for GroupQueryAttention, which also sets it on
+// itself, and for tf_keras's MultiHeadAttention, whose projections drop it (tf_keras's EinsumDense
+// never keeps one): regularizes_own_outputs.
 #include <cmath>
 
 #include "layers/attention/attention_masks.h"
@@ -17,6 +21,7 @@
 #include "layers/core/einsum_dense.h"
 #include "layers/layer_list.h"
 #include "layers/regularization/inference_identity.h"
+#include "layers/regularizers.h"
 #include "ops/ops.h"
 
 namespace kerascpp::layers {
@@ -99,11 +104,13 @@ class MultiHeadAttention : public Layer {
     flash_ = c.value("flash_attention", Json()).is_boolean() && c["flash_attention"].get<bool>();
     KCPP_CHECK(!flash_ || dropout_ == 0.f, ValueError, "Layer '", name(), "' (", cls_, "): Dropout is not supported "
                "when flash attention is enabled. Please set dropout to 0.0 to use flash attention.");
-    has_activity_regularizer_ = !c.value("activity_regularizer", Json()).is_null();
+    activity_ = regularizer_from_config(c.value("activity_regularizer", Json()), "Layer '" + name() + "' (" + cls_ + ")");
   }
   std::string class_name() const override { return cls_; }
   bool supports_masking() const override { return true; }
   bool clears_input_masks() const override { return !grouped_ && !keras2_semantics(); }
+  // Keras 3's GroupQueryAttention sets the layer's own too; tf_keras's MultiHeadAttention sets only it.
+  bool regularizes_own_outputs() const override { return grouped_ || keras2_semantics(); }
   std::vector<TensorArgument> tensor_arguments() const override {
     return {{"query", "", true}, {"value", "", true}, {"key", "value", true}, {"attention_mask", "", false, false}};
   }
@@ -163,14 +170,18 @@ class MultiHeadAttention : public Layer {
   }
 
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext& ctx) const override {
-    KCPP_CHECK(!ctx.losses || !has_activity_regularizer_, NotImplementedError, "Layer '", name(), "' (", cls_,
-               "): training with an activity_regularizer (which Keras also applies inside every projection) is "
-               "not supported");
     const Tensor &query = in[0], &value = in[1], &key = in[2];
     check_flash(ctx.option("return_attention_scores", false));
     const bool causal = ctx.option("use_causal_mask", false);
     Tensor mask = attention_mask(in, ctx, causal);
     Tensor q = query_->apply(query), k = key_->apply(key), v = value_->apply(value);
+    // Keras 3 hands the activity_regularizer to every projection (EinsumDense), each penalising its output.
+    auto regularize = [&](const Tensor& t) {
+      if (!ctx.losses || !activity_.active() || keras2_semantics()) return;
+      KCPP_CHECK(activity_.unsupported.empty(), NotImplementedError, activity_.unsupported);
+      ctx.losses->push_back(activity_loss(activity_.l1, activity_.l2, t));
+    };
+    for (const Tensor* t : {&q, &k, &v}) regularize(*t);
     if (grouped_ && heads_ != kv_heads_) {
       k = ops::repeat(k, {1, 1, heads_ / kv_heads_, 1});
       v = ops::repeat(v, {1, 1, heads_ / kv_heads_, 1});
@@ -196,8 +207,13 @@ class MultiHeadAttention : public Layer {
       w = keras_dropout(weights, dropout_, weights.shape(), rng);
     }
     Tensor out = ops::einsum(eq.combine, w, v);
-    if (gate_) out = ops::binary(ops::BinaryOp::multiply, out, gate_->apply(query));
+    if (gate_) {
+      const Tensor g = gate_->apply(query);
+      regularize(g);
+      out = ops::binary(ops::BinaryOp::multiply, out, g);
+    }
     out = output_->apply(out);
+    regularize(out);
     if (ctx.option("return_attention_scores", false)) return {out, weights};
     return {out};
   }
@@ -316,7 +332,7 @@ class MultiHeadAttention : public Layer {
   int64_t window_ = 0;
   Shape output_shape_;
   std::vector<int> attention_axes_;
-  bool has_activity_regularizer_ = false;
+  Regularizer activity_;  // activity_regularizer: on every projection's output (Keras 3)
   std::shared_ptr<EinsumDense> query_, key_, gate_, value_, output_;
   std::vector<int> axes_;  // set by do_build, as Keras's _build_attention
   AttentionEquations equations_;
