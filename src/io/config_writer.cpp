@@ -198,6 +198,10 @@ Json keras2_model(const std::string& cls, Json config) {
   if (cls != "Sequential")
     for (const Json& l : config["layers"])
       if (is_nested_keras2(l)) nested.insert(l["config"]["name"].get<std::string>());
+  bool keras_masks = false;  // a Masking layer or Embedding(mask_zero) anywhere
+  for (const Json& l : config["layers"])
+    keras_masks = keras_masks || l["class_name"] == "Masking" ||
+                  (l["class_name"] == "Embedding" && l["config"].value("mask_zero", false));
   for (Json& l : config["layers"]) {
     // tf_keras's MultiHeadAttention.from_config reads the shapes it was built for (null: built at its call).
     if (l["class_name"] == "MultiHeadAttention") {
@@ -207,6 +211,9 @@ Json keras2_model(const std::string& cls, Json config) {
       l["config"]["query_shape"] = shape_of(args.empty() ? nullptr : &args[0]);
       l["config"]["value_shape"] = shape_of(kwargs.contains("value") ? &kwargs["value"] : nullptr);
       l["config"]["key_shape"] = shape_of(kwargs.contains("key") ? &kwargs["key"] : nullptr);
+      if (keras_masks && l["config"]["query_shape"].is_array() && l["config"]["query_shape"].size() >= 4)
+        unrepresentable(l["config"], "inputs of rank 4 or more in a model with Keras masks (tf_keras's "
+                        "MultiHeadAttention fails on such masks)", "2");
     }
     if (l.contains("inbound_nodes")) {
       Json calls = Json::array();

@@ -7,7 +7,8 @@
 //   ..., return_attention_scores=True -> and the scores (b, heads, t, s)
 //
 // Masks: the query's, value's and key's Keras masks, use_causal_mask, sliding_window and an
-// attention_mask input are ANDed into one (b, t, s) mask. A query row whose every position is masked
+// attention_mask input are ANDed into one (b, t, s) mask (inputs of rank 4 or more: Keras 3's
+// broadcast of the Keras masks, e.g. (b, x, t, s) with attention_axes=2; the others need rank 3). A query row whose every position is masked
 // gets zero attention in Keras 3's explicit path (dropout, return_attention_scores or inputs of rank
 // other than 3: its Softmax layer zeroes it) and uniform attention otherwise and in tf_keras.
 // activity_regularizer (training): Keras 3 hands it to every projection, each penalising its output;
@@ -297,21 +298,31 @@ class MultiHeadAttention : public Layer {
     const Tensor &query = in[0], &value = in[1];
     Tensor mask;
     const Tensor qm = ctx.mask(0), vm = ctx.mask(1), km = ctx.mask(2);
-    const bool any = qm.defined() || vm.defined() || km.defined() || causal || window_ > 0;
-    KCPP_CHECK(!any || query.rank() == 3, NotImplementedError, "Layer '", name(), "' (", cls_, "): Keras masks, "
-               "use_causal_mask and sliding_window are supported for inputs of rank 3 only. Received: query shape ",
+    KCPP_CHECK(query.rank() == 3 || (!causal && window_ == 0), NotImplementedError, "Layer '", name(), "' (", cls_,
+               "): use_causal_mask and sliding_window are supported for inputs of rank 3 only. Received: query shape ",
                shape_str(query.shape()));
-    const int64_t b = query.dim(0), t = query.dim(1), s = value.dim(1);
-    if (qm.defined()) mask = qm.reshape({b, t, 1});
-    if (vm.defined()) mask = and_masks(mask, vm.reshape({b, 1, s}));
-    if (km.defined()) mask = and_masks(mask, km.reshape({b, 1, s}));
+    KCPP_CHECK(query.rank() == 3 || !keras2_semantics() || !(qm.defined() || vm.defined() || km.defined()),
+               NotImplementedError, "Layer '", name(), "' (", cls_, "): tf_keras's MultiHeadAttention fails on Keras "
+               "masks of inputs of rank 4 or more (its softmax cannot broadcast them). Received: query shape ",
+               shape_str(query.shape()));
+    // Keras: the query's mask gets a last axis of 1 (b, *t, 1), the value's and key's one before their
+    // last axis (b, ..., 1, s); ANDed by broadcasting (rank 3: (b, t, s)).
+    auto with_one_at = [](const Tensor& m, int from_end) {
+      Shape s = m.shape();
+      s.insert(s.end() - from_end, 1);
+      return m.reshape(s);
+    };
+    if (qm.defined()) mask = with_one_at(qm, 0);
+    if (vm.defined()) mask = and_masks(mask, with_one_at(vm, 1));
+    if (km.defined()) mask = and_masks(mask, with_one_at(km, 1));
+    const int64_t t = query.dim(1), s = value.dim(1);
     if (causal) mask = and_masks(mask, causal_mask(t, s));
     if (window_ > 0) mask = and_masks(mask, sliding_window_mask(t, s, window_));
     if (in.size() > 3) {
       const Tensor given = ops::as_mask(in[3]);
       if (query.rank() == 3) {
         bool fits = given.rank() <= 3;
-        const Shape want = {b, t, s};
+        const Shape want = {query.dim(0), t, s};
         for (int d = 1; fits && d <= given.rank(); ++d)
           fits = given.dim(-d) == 1 || given.dim(-d) == want[3 - d];
         KCPP_CHECK(fits, ValueError, "Layer '", name(), "' (", cls_, "): the attention_mask of shape ",

@@ -207,6 +207,29 @@ TEST(MultiHeadAttention, ErrorsNameTheLayerAndTheValue) {
             std::string::npos);
 }
 
+TEST(MultiHeadAttention, MasksOfRank4InputsAsKeras3AndRefusedWhereTfKerasFails) {
+  // Keras 3's values are the fixture seq_mha_rank4_masks; here the refusals.
+  const Shape s = {2, 3, 4, 5};
+  const Tensor x = Tensor::zeros(s);
+  const Tensor m = Tensor::from_vector({2, 3, 4}, std::vector<float>(24, 1.f));
+  const std::vector<Tensor> masks{m, m, Tensor()};
+  CallContext ctx;
+  ctx.masks = &masks;
+  LayerPtr k2 = built("MultiHeadAttention", mha_config("MultiHeadAttention", {{"attention_axes", 2}, {"kerascpp_keras2", true}}),
+                      {s, s, s});
+  EXPECT_NE(error_of([&] { k2->call({x, x, x}, ctx); }).find("tf_keras's MultiHeadAttention fails on Keras masks of "
+                                                            "inputs of rank 4 or more"),
+            std::string::npos);
+  LayerPtr k3 = built("MultiHeadAttention", mha_config("MultiHeadAttention", {{"attention_axes", 2}}), {s, s, s});
+  EXPECT_EQ(k3->call({x, x, x}, ctx)[0].shape(), s);
+  const Json causal = {{"use_causal_mask", true}};
+  CallContext c;
+  c.options = &causal;
+  EXPECT_NE(error_of([&] { k3->call({x, x, x}, c); }).find("use_causal_mask and sliding_window are supported for "
+                                                          "inputs of rank 3 only"),
+            std::string::npos);
+}
+
 TEST(MultiHeadAttention, FlashAttentionComputesTheSameAttentionAndRefusesScoresAsKeras) {
   // flash_attention picks a kernel for dot_product_attention's path (TensorFlow has none and refuses it;
   // JAX and torch files carry it): the same values, with Keras's constraints.
