@@ -10,6 +10,7 @@
 #include "kernels/recurrent.h"
 #include "ops/checks.h"
 #include "ops/ops.h"
+#include "ops/sequence_walk.h"
 #include "ops/tape.h"
 
 namespace kerascpp::ops {
@@ -42,22 +43,22 @@ Tensor lstm_sequence(const Tensor& xp, const Tensor& h0, const Tensor& c0, const
          std::vector<float>(steps * n), std::vector<char>(steps * batch)};
   std::vector<float> h(h0.data<float>(), h0.data<float>() + n), c(c0.data<float>(), c0.data<float>() + n);
   std::vector<float> y(n, 0.f), xs(4 * n), z(4 * n), h_new(n);
-  const float* x = xp.data<float>();
-  const float* m = mask.defined() ? mask.data<float>() : nullptr;
+  const detail::SequenceWalk walk{xp.data<float>(), mask.defined() ? mask.data<float>() : nullptr,
+                                  rm.defined() ? rm.data<float>() : nullptr, batch, steps, width, go_backwards};
   Tensor out = Tensor::empty({batch, steps, 3 * units});
   float* o = out.data<float>();
   for (int64_t s = 0; s < steps; ++s) {
-    const int64_t t = go_backwards ? steps - 1 - s : s;
-    for (int64_t b = 0; b < batch; ++b) std::copy(x + (b * steps + t) * width, x + (b * steps + t + 1) * width, xs.data() + b * width);
+    const int64_t t = walk.time(s);
+    walk.gather(t, xs.data());
     float* hd = tr->hd.data() + s * n;
-    for (int64_t i = 0; i < n; ++i) hd[i] = rm.defined() ? h[i] * rm.data<float>()[i] : h[i];
+    walk.drop(h.data(), hd, n);
     std::copy(c.begin(), c.end(), tr->c_prev.begin() + s * n);
     float* c_new = tr->c_new.data() + s * n;
     kernels::lstm_step(xs.data(), hd, c.data(), u.data<float>(), batch, units, acts, z.data(),
                        tr->gates.data() + s * 4 * n, tr->pre.data() + s * 4 * n, tr->act_c.data() + s * n, h_new.data(),
                        c_new);
     for (int64_t b = 0; b < batch; ++b) {
-      const bool keep = m == nullptr || m[b * steps + t] != 0.f;
+      const bool keep = walk.keeps(b, t);
       tr->keep[s * batch + b] = keep;
       const int64_t r = b * units;
       if (keep) {  // a masked step keeps the states and repeats the output (or gives zeros)
@@ -84,7 +85,7 @@ Tensor lstm_sequence(const Tensor& xp, const Tensor& h0, const Tensor& c0, const
       std::fill(gc, gc + n, 0.f);
       std::vector<float> gy(n, 0.f), dh(n), dc(n), tmp(n), dgate(4 * n), dz_all(steps * 4 * n), dh_prev(n);
       for (int64_t s = steps - 1; s >= 0; --s) {
-        const int64_t t = go_backwards ? steps - 1 - s : s;
+        const int64_t t = go_backwards ? steps - 1 - s : s;  // (walk's pointers are not kept past the forward)
         const char* keep = T.keep.data() + s * batch;
         for (int64_t b = 0; b < batch; ++b) {
           const float* row = d + (b * steps + s) * 3 * units;
