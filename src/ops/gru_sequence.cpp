@@ -28,35 +28,42 @@ struct GruTrace {
 Tensor gru_sequence(const Tensor& xp, const Tensor& h0, const Tensor& u, const Tensor& rb, const Tensor& rm,
                     const Tensor& mask, bool go_backwards, bool zero_output_for_mask, UnaryOp act, UnaryOp ract) {
   for (const Tensor* t : {&xp, &h0, &u}) detail::check_float32("gru_sequence", *t, "input");
-  const int64_t batch = h0.dim(0), units = h0.dim(1), n = batch * units, width = 3 * units;
-  KCPP_CHECK(h0.rank() == 2 && xp.rank() == 3 && xp.dim(0) == batch && xp.dim(2) == width &&
+  const bool ranks = h0.rank() == 2 && xp.rank() == 3;
+  const int64_t batch = ranks ? h0.dim(0) : 0, units = ranks ? h0.dim(1) : 0, n = batch * units, width = 3 * units;
+  KCPP_CHECK(ranks && xp.dim(0) == batch && xp.dim(2) == width &&
                  u.shape() == Shape({units, width}) && (!rb.defined() || rb.shape() == Shape({width})) &&
                  (!rm.defined() || rm.shape() == h0.shape()) &&
                  (!mask.defined() || (mask.dtype() == DType::float32 && mask.shape() == Shape({batch, xp.dim(1)}))),
              ValueError, "gru_sequence: shapes do not fit: xp ", shape_str(xp.shape()), ", h ", shape_str(h0.shape()),
-             ", recurrent kernel ", shape_str(u.shape()));
+             ", recurrent kernel ", shape_str(u.shape()), ", recurrent bias ",
+             rb.defined() ? shape_str(rb.shape()) : std::string("None"), ", recurrent dropout mask ",
+             rm.defined() ? shape_str(rm.shape()) : std::string("None"), ", mask ",
+             mask.defined() ? shape_str(mask.shape()) + " " + std::string(dtype_name(mask.dtype())) : std::string("None"));
   const int64_t steps = xp.dim(1);
   const kernels::RnnActivations acts{act, default_alpha(act), ract, default_alpha(ract)};
+  Recorder* rec = tape_for({&xp, &h0, &u, &rb});
+  const bool recording = rec != nullptr;
+  const int64_t kept = recording ? steps : 1;  // without a tape, one step's scratch
   auto tr = std::make_shared<GruTrace>();
-  *tr = {std::vector<float>(steps * 3 * n), std::vector<float>(steps * 3 * n), std::vector<float>(steps * 3 * n),
-         std::vector<float>(steps * n), std::vector<float>(steps * n), std::vector<char>(steps * batch)};
+  *tr = {std::vector<float>(kept * 3 * n), std::vector<float>(kept * 3 * n), std::vector<float>(kept * 3 * n),
+         std::vector<float>(kept * n), std::vector<float>(kept * n), std::vector<char>(kept * batch)};
   std::vector<float> h(h0.data<float>(), h0.data<float>() + n), y(n, 0.f), xs(3 * n), h_new(n);
   const detail::SequenceWalk walk{xp.data<float>(), mask.defined() ? mask.data<float>() : nullptr,
                                   rm.defined() ? rm.data<float>() : nullptr, batch, steps, width, go_backwards};
   Tensor out = Tensor::empty({batch, steps, 2 * units});
   float* o = out.data<float>();
   for (int64_t s = 0; s < steps; ++s) {
-    const int64_t t = walk.time(s);
+    const int64_t t = walk.time(s), k = recording ? s : 0;  // the trace keeps every step only for a tape
     walk.gather(t, xs.data());
-    float* hd = tr->hd.data() + s * n;
+    float* hd = tr->hd.data() + k * n;
     walk.drop(h.data(), hd, n);
-    std::copy(h.begin(), h.end(), tr->h_prev.begin() + s * n);
+    std::copy(h.begin(), h.end(), tr->h_prev.begin() + k * n);
     kernels::gru_step(xs.data(), h.data(), hd, u.data<float>(), rb.defined() ? rb.data<float>() : nullptr, batch, units,
-                      acts, tr->rec.data() + s * 3 * n, tr->gates.data() + s * 3 * n, tr->pre.data() + s * 3 * n,
+                      acts, tr->rec.data() + k * 3 * n, tr->gates.data() + k * 3 * n, tr->pre.data() + k * 3 * n,
                       h_new.data());
     for (int64_t b = 0; b < batch; ++b) {
       const bool keep = walk.keeps(b, t);
-      tr->keep[s * batch + b] = keep;
+      tr->keep[k * batch + b] = keep;
       const int64_t r = b * units;
       if (keep) {  // a masked step keeps the state and repeats the output (or gives zeros)
         std::copy(h_new.begin() + r, h_new.begin() + r + units, h.begin() + r);
@@ -71,7 +78,7 @@ Tensor gru_sequence(const Tensor& xp, const Tensor& h0, const Tensor& u, const T
   }
   std::vector<Tensor> inputs{xp, h0, u};
   if (rb.defined()) inputs.push_back(rb);
-  if (Recorder* rec = tape_for({&xp, &h0, &u, &rb}))
+  if (recording)
     rec->record("gru_sequence", inputs, out, [=](const Tensor& dout) {
       const GruTrace& T = *tr;
       const float* d = dout.data<float>();

@@ -29,18 +29,24 @@ struct LstmTrace {
 Tensor lstm_sequence(const Tensor& xp, const Tensor& h0, const Tensor& c0, const Tensor& u, const Tensor& rm,
                      const Tensor& mask, bool go_backwards, bool zero_output_for_mask, UnaryOp act, UnaryOp ract) {
   for (const Tensor* t : {&xp, &h0, &c0, &u}) detail::check_float32("lstm_sequence", *t, "input");
-  const int64_t batch = h0.dim(0), units = h0.dim(1), n = batch * units;
-  KCPP_CHECK(xp.rank() == 3 && xp.dim(0) == batch && xp.dim(2) == 4 * units && c0.shape() == h0.shape() &&
+  const bool ranks = h0.rank() == 2 && xp.rank() == 3;
+  const int64_t batch = ranks ? h0.dim(0) : 0, units = ranks ? h0.dim(1) : 0, n = batch * units;
+  KCPP_CHECK(ranks && xp.dim(0) == batch && xp.dim(2) == 4 * units && c0.shape() == h0.shape() &&
                  u.shape() == Shape({units, 4 * units}) && (!rm.defined() || rm.shape() == h0.shape()) &&
                  (!mask.defined() || (mask.dtype() == DType::float32 && mask.shape() == Shape({batch, xp.dim(1)}))),
              ValueError, "lstm_sequence: shapes do not fit: xp ", shape_str(xp.shape()), ", h ", shape_str(h0.shape()),
-             ", c ", shape_str(c0.shape()), ", recurrent kernel ", shape_str(u.shape()));
+             ", c ", shape_str(c0.shape()), ", recurrent kernel ", shape_str(u.shape()), ", recurrent dropout mask ",
+             rm.defined() ? shape_str(rm.shape()) : std::string("None"), ", mask ",
+             mask.defined() ? shape_str(mask.shape()) + " " + std::string(dtype_name(mask.dtype())) : std::string("None"));
   const int64_t steps = xp.dim(1), width = 4 * units;
   const kernels::RnnActivations acts{act, default_alpha(act), ract, default_alpha(ract)};
+  Recorder* rec = tape_for({&xp, &h0, &c0, &u});
+  const bool recording = rec != nullptr;
+  const int64_t kept = recording ? steps : 1;  // without a tape, one step's scratch
   auto tr = std::make_shared<LstmTrace>();
-  *tr = {batch, steps, units, std::vector<float>(steps * 4 * n), std::vector<float>(steps * 4 * n),
-         std::vector<float>(steps * n), std::vector<float>(steps * n), std::vector<float>(steps * n),
-         std::vector<float>(steps * n), std::vector<char>(steps * batch)};
+  *tr = {batch, steps, units, std::vector<float>(kept * 4 * n), std::vector<float>(kept * 4 * n),
+         std::vector<float>(kept * n), std::vector<float>(kept * n), std::vector<float>(kept * n),
+         std::vector<float>(kept * n), std::vector<char>(kept * batch)};
   std::vector<float> h(h0.data<float>(), h0.data<float>() + n), c(c0.data<float>(), c0.data<float>() + n);
   std::vector<float> y(n, 0.f), xs(4 * n), z(4 * n), h_new(n);
   const detail::SequenceWalk walk{xp.data<float>(), mask.defined() ? mask.data<float>() : nullptr,
@@ -48,18 +54,18 @@ Tensor lstm_sequence(const Tensor& xp, const Tensor& h0, const Tensor& c0, const
   Tensor out = Tensor::empty({batch, steps, 3 * units});
   float* o = out.data<float>();
   for (int64_t s = 0; s < steps; ++s) {
-    const int64_t t = walk.time(s);
+    const int64_t t = walk.time(s), k = recording ? s : 0;  // the trace keeps every step only for a tape
     walk.gather(t, xs.data());
-    float* hd = tr->hd.data() + s * n;
+    float* hd = tr->hd.data() + k * n;
     walk.drop(h.data(), hd, n);
-    std::copy(c.begin(), c.end(), tr->c_prev.begin() + s * n);
-    float* c_new = tr->c_new.data() + s * n;
+    std::copy(c.begin(), c.end(), tr->c_prev.begin() + k * n);
+    float* c_new = tr->c_new.data() + k * n;
     kernels::lstm_step(xs.data(), hd, c.data(), u.data<float>(), batch, units, acts, z.data(),
-                       tr->gates.data() + s * 4 * n, tr->pre.data() + s * 4 * n, tr->act_c.data() + s * n, h_new.data(),
+                       tr->gates.data() + k * 4 * n, tr->pre.data() + k * 4 * n, tr->act_c.data() + k * n, h_new.data(),
                        c_new);
     for (int64_t b = 0; b < batch; ++b) {
       const bool keep = walk.keeps(b, t);
-      tr->keep[s * batch + b] = keep;
+      tr->keep[k * batch + b] = keep;
       const int64_t r = b * units;
       if (keep) {  // a masked step keeps the states and repeats the output (or gives zeros)
         std::copy(h_new.begin() + r, h_new.begin() + r + units, h.begin() + r);
@@ -74,7 +80,7 @@ Tensor lstm_sequence(const Tensor& xp, const Tensor& h0, const Tensor& c0, const
       std::copy(c.begin() + r, c.begin() + r + units, row + 2 * units);
     }
   }
-  if (Recorder* rec = tape_for({&xp, &h0, &c0, &u}))
+  if (recording)
     rec->record("lstm_sequence", {xp, h0, c0, u}, out, [=](const Tensor& dout) {
       const LstmTrace& T = *tr;
       const float* d = dout.data<float>();

@@ -139,14 +139,17 @@ Logs run_evaluation(Model& m, Compiled& c, const std::vector<Tensor>& x, const s
   return logs;
 }
 
-// A stateful model trains and evaluates with the caller's states, in whole batches (one state per row).
+// A stateful model trains and evaluates with the caller's states, in batches of its fixed batch size
+// (one state per row): batch_size must be that size and the samples whole batches of it.
 void check_states(const Model& m, RnnStates* states, const char* what, const char* option, int64_t n, int64_t batch) {
   if (!m.stateful()) return;
   KCPP_CHECK(states != nullptr, ValueError, "Model '", m.name(), "' has stateful RNN layers: ", what, " needs the "
              "states they carry from batch to batch (C++: ", option, " = &states, a kerascpp::RnnStates; Python keeps "
              "them per model)");
-  KCPP_CHECK(batch == 0 || n % batch == 0, ValueError, "Model '", m.name(), "' has stateful RNN layers, which keep one state per row "
-             "of a fixed batch: ", what, "'s ", n, " samples do not make whole batches of ", batch);
+  const int64_t fixed = m.input_shapes().at(0).at(0);  // a stateful layer needs it (layers/rnn/rnn.cpp)
+  KCPP_CHECK(fixed <= 0 || (batch == fixed && n % fixed == 0), ValueError, "Model '", m.name(), "' has stateful RNN "
+             "layers, which keep one state per row of its fixed batch of ", fixed, ": ", what, " needs batch_size=", fixed,
+             " and whole batches of it. Received: batch_size=", batch, " and ", n, " samples");
 }
 
 }  // namespace
@@ -239,7 +242,7 @@ Logs Model::train_on_batch(const std::vector<Tensor>& x, const std::vector<Tenso
                            const std::map<int64_t, double>& class_weight, RnnStates* states) {
   Compiled& c = compiled_or_throw(*this, compiled_.get(), "train_on_batch");
   const int64_t n = cardinality(*this, x, y, sample_weight);
-  check_states(*this, states, "train_on_batch", "the `states` argument", n, n);
+  check_states(*this, states, "train_on_batch", "the `states` argument", n, n);  // the batch: all n samples
   training::reset(c);
   Batch b{x, y, weights_for(y[0], class_weight, sample_weight)};
   const bool finite = training::train_step(*this, c, b, std::random_device{}(), states);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/isa/fast_math.h"
 #include "kernels/isa/isa_set.h"
 
 namespace kerascpp::kernels::KCPP_ISA {
@@ -14,11 +15,8 @@ void map3(F f, const float* x, const float* y, const float* dy, float* dx, int64
   for (int64_t i = 0; i < n; ++i) dx[i] = dy[i] * f(x[i], y[i]);
 }
 
-inline float sigmoid(float v) {
-  float e = std::exp(-std::fabs(v));
-  float s = 1.f / (1.f + e);
-  return v >= 0.f ? s : e * s;
-}
+// The forward's own sigmoid and tanh (activation.cpp), so that a gradient and its forward agree.
+inline float sigmoid(float v) { return fast_sigmoid(v); }
 
 }  // namespace
 
@@ -68,7 +66,7 @@ void unary_grad(Unary op, const float* x, const float* y, const float* dy, float
     case Unary::gelu_approximate:
       return map3(
           [=](float v, float) {
-            float t = std::tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v));
+            float t = fast_tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v));
             return 0.5f * (1.f + t) +
                    0.5f * v * (1.f - t * t) * kSqrt2OverPi * (1.f + 3.f * 0.044715f * v * v);
           },
@@ -87,7 +85,7 @@ void unary_grad(Unary op, const float* x, const float* y, const float* dy, float
       return map3(
           [](float v, float) {
             float sp = std::log1p(std::exp(-std::fabs(v))) + (v > 0.f ? v : 0.f);
-            float t = std::tanh(sp);
+            float t = fast_tanh(sp);
             return t + v * (1.f - t * t) * sigmoid(v);
           },
           x, y, dy, dx, n);

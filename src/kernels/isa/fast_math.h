@@ -22,7 +22,7 @@ namespace {
 // floats) it is 0.
 inline float exp_nonpositive(float x) {
   constexpr float kMin = -87.33654475f;  // ln(FLT_MIN)
-  const float xc = x < kMin ? kMin : x;  // NaN passes through: the comparison is false
+  const float xc = x >= kMin ? x : kMin;  // NaN too: no float-to-int conversion of a NaN below
   const float n = std::floor(xc * 1.44269504088896341f + 0.5f);
   float r = xc - n * 0.693359375f;  // ln 2 in two parts, so that n ln 2 is exact enough
   r = r + n * 2.12194440e-4f;
@@ -34,7 +34,8 @@ inline float exp_nonpositive(float x) {
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.f;
   const float scale = std::bit_cast<float>((static_cast<int32_t>(n) + 127) << 23);
-  return x < kMin ? 0.f : p * scale;
+  const float y = p * scale;
+  return x < kMin ? 0.f : (x == x ? y : x);  // NaN stays NaN
 }
 
 // 1 / (1 + exp(-v)) without overflow: exp of -|v| only.

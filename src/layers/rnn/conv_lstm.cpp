@@ -9,7 +9,8 @@
 // output's shape. Every step's input convolution runs at once, as one convolution over batch * steps
 // frames. Training: dropout and recurrent_dropout draw one mask per sequence for all four gates (tf_keras
 // draws one per gate; the random values never match Keras's anyway).
-#include "core/naming.h"
+#include <algorithm>
+
 #include "layers/config_utils.h"
 #include "layers/convolutional/base_conv.h"
 #include "layers/layer_list.h"
@@ -25,8 +26,11 @@ Tensor mul(const Tensor& a, const Tensor& b) { return ops::binary(ops::BinaryOp:
 // The cell's config: the layer's cell keys, with units := filters for RnnCell and the recurrent
 // regularizer under the variable's name, where training finds it (training/compile.cpp).
 Json cell_config(const Json& layer, const std::string& cls) {
-  KCPP_CHECK(layer.contains("filters"), ValueError, "Missing `filters` in the config of ",
-             layer_who(layer.value("name", std::string("?")), cls));
+  const std::string who = layer_who(layer.value("name", std::string("?")), cls);
+  KCPP_CHECK(layer.contains("filters"), ValueError, "Missing `filters` in the config of ", who);
+  KCPP_CHECK(layer["filters"].is_number_integer() && layer["filters"].get<int64_t>() > 0, ValueError,
+             "Invalid value for argument `filters` of ", who, ". Expected a strictly positive value. Received filters=",
+             layer["filters"].dump());
   Json c = Json::object();
   for (const char* k : {"activation", "recurrent_activation", "use_bias", "dropout", "recurrent_dropout",
                         "kernel_regularizer", "recurrent_regularizer", "bias_regularizer", "dtype", "trainable"})
@@ -41,6 +45,9 @@ class ConvLstmCell : public RnnCell {
  public:
   ConvLstmCell(const Json& layer, const std::string& cls, int rank)
       : RnnCell(cell_config(layer, cls), "ConvLSTMCell", 4), s_(layer, cls, rank, true) {
+    auto above_one = [](const std::vector<int64_t>& v) { return std::any_of(v.begin(), v.end(), [](int64_t d) { return d > 1; }); };
+    KCPP_CHECK(!above_one(s_.options.strides) || !above_one(s_.options.dilation_rate), ValueError, "Specifying `strides > 1` "
+               "is not compatible with `dilation_rate > 1` (", s_.who, "). Please provide `strides=1` or `dilation_rate=1`");
     recurrent_options_ = s_.options;
     recurrent_options_.strides.assign(rank, 1);
     recurrent_options_.dilation_rate.assign(rank, 1);

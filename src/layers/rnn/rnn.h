@@ -1,7 +1,9 @@
-// The recurrent layers SimpleRNN, LSTM and GRU (keras/src/layers/rnn/rnn.py and its TensorFlow
-// backend's rnn loop): a cell run over the time axis.
+// The recurrent layers SimpleRNN, LSTM, GRU, RNN(cell) and ConvLSTM1D-3D (keras/src/layers/rnn/rnn.py
+// and its TensorFlow backend's rnn loop): a cell run over the time axis.
 //   (batch, steps, features) -> (batch, units), or (batch, steps, units) with return_sequences,
-//   followed by the final states with return_state (LSTM: h, c).
+//   followed by the final states with return_state (LSTM: h, c); ConvLSTM's steps and states keep
+//   their spatial axes (RnnCell::state_shape). Training runs LSTM and GRU as one op per sequence
+//   (RnnCell::sequence), the others step by step.
 // Masks (from Embedding(mask_zero) or Masking): a masked step keeps the states and repeats the previous
 // output (zeros with zero_output_for_mask); the output keeps the mask with return_sequences. Which mask
 // a call with initial_state tensors gets follows the file's Keras (models/functional.h). go_backwards runs from the last

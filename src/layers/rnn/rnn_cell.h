@@ -1,5 +1,5 @@
 // The recurrent cells (keras/src/layers/rnn/{simple_rnn,lstm,gru}.py): SimpleRNNCell, LSTMCell and
-// GRUCell. A cell holds kernel (features, gates * units), recurrent_kernel (units, gates * units) and
+// GRUCell (and ConvLSTM's cell, conv_lstm.cpp, whose states keep their spatial shape). A cell holds kernel (features, gates * units), recurrent_kernel (units, gates * units) and
 // bias, as Keras creates them; the RNN layer (rnn.h) runs it over time in two parts:
 //   project(x)    every step's input product at once, x @ kernel (+ the input bias): one matmul;
 //   step(xp, s)   one step from that projection and the states: one recurrent product for all gates.
@@ -42,15 +42,16 @@ class RnnCell : public Layer {
   // x: (batch, steps, features) -> (batch, steps, gates * units); ConvLSTM's (batch, steps, *spatial,
   // channels) -> (batch, steps, *out_spatial, 4 * filters).
   virtual Tensor project(const Tensor& x) const;
-  // xp: the step's projection, (batch, gates * units); states: state_count() tensors of state_shape();
+  // xp: the step's projection, (batch, gates * units) (ConvLSTM: (batch, *out_spatial, 4 filters));
+  // states: state_count() tensors of state_shape();
   // recurrent_mask: recurrent dropout's mask on the first state (undefined for none). The new states;
   // the first is the step's output.
   virtual std::vector<Tensor> step(const Tensor& xp, const std::vector<Tensor>& states,
                                    const Tensor& recurrent_mask) const = 0;
 
-  // Training: the whole loop over time as one taped op, where the cell has one (LSTMCell with elementwise
-  // activations: ops::lstm_sequence, which documents the arguments and the packed result); undefined
-  // otherwise, and the RNN layer runs step() per step.
+  // Training: the whole loop over time as one taped op, where the cell has one (with elementwise
+  // activations, LSTMCell: ops::lstm_sequence, GRUCell with reset_after: ops::gru_sequence; they document
+  // the arguments and the packed result); undefined otherwise, and the RNN layer runs step() per step.
   virtual Tensor sequence(const Tensor& xp, const std::vector<Tensor>& states, const Tensor& recurrent_mask,
                           const Tensor& mask, bool go_backwards, bool zero_output_for_mask) const {
     return Tensor();

@@ -96,6 +96,12 @@ TEST(ConvLstm, ErrorsNameTheLayerAndTheValue) {
   EXPECT_NE(error_of([&] { l->compute_output_shape({{2, 3, 5, 4, 2}, {2, 5, 4, 2}, {2, 4, 3, 2}}); })
                 .find("Initial state 0 of layer 'c' (ConvLSTM2D) must have shape (2, 4, 3, 2). Received: (2, 5, 4, 2)"),
             std::string::npos);
+  EXPECT_NE(error_of([] { make_layer("ConvLSTM2D", {{"name", "z"}, {"filters", 0}, {"kernel_size", 3}}); })
+                .find("Invalid value for argument `filters` of layer 'z' (ConvLSTM2D)"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { make_layer("ConvLSTM2D", {{"name", "d"}, {"filters", 2}, {"kernel_size", 3}, {"strides", 2}, {"dilation_rate", 2}}); })
+                .find("`strides > 1` is not compatible with `dilation_rate > 1`"),
+            std::string::npos);
   EXPECT_NE(error_of([] { make_layer("ConvLSTM1D", {{"name", "p"}, {"filters", 2}, {"kernel_size", 3}, {"padding", "causal"}}); })
                 .find("only Conv1D accepts \"causal\""),
             std::string::npos);

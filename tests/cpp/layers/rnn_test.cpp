@@ -147,9 +147,10 @@ TEST(Rnn, MaskedStepsKeepTheStateAndRepeatTheOutput) {
   for (int64_t u = 0; u < 3; ++u) EXPECT_EQ(y.data<float>()[3 * 3 + u], 0.f);
 }
 
-// Inference without a tape takes the raw-buffer loop (fast_step); with a tape, the op-by-op one. Both
-// compute the same numbers with the same kernels in the same order: equal to the bit where no step is
-// masked (a masked step may differ in the sign of a zero).
+// Inference without a tape takes the raw-buffer loop (fast_step); with a tape, the taped one (LSTM and
+// GRU: one op per sequence, ops::lstm_sequence / gru_sequence; SimpleRNN and GRU(reset_after=False):
+// op by op). Both compute the same numbers with the same kernels in the same order: equal to the bit
+// where no step is masked (a masked step may differ in the sign of a zero).
 TEST(Rnn, TheInferenceLoopComputesWhatTheTapedLoopComputes) {
   std::mt19937 g(9);
   const Tensor x = random(g, {3, 6, 4}, 1.f);

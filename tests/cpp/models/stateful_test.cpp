@@ -110,8 +110,13 @@ TEST(Stateful, TrainingNeedsTheStatesAndWholeBatches) {
   EXPECT_NE(error_of([&] { m.evaluate({x}, {y}, {}); }).find("EvaluateOptions::states"), std::string::npos);
   RnnStates states;
   o.states = &states;
-  EXPECT_NE(error_of([&] { m.fit({x.slice(0, 12)}, {y.slice(0, 12)}, o); }).find("fit's 12 samples do not make whole "
-                                                                                 "batches of 8"),
+  EXPECT_NE(error_of([&] { m.fit({x.slice(0, 12)}, {y.slice(0, 12)}, o); }).find("keep one state per row of its fixed "
+                                                                                 "batch of 8: fit needs batch_size=8 and "
+                                                                                 "whole batches of it. Received: "
+                                                                                 "batch_size=8 and 12 samples"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { m.train_on_batch({x.slice(0, 4)}, {y.slice(0, 4)}, Tensor(), {}, &states); })
+                .find("train_on_batch needs batch_size=8"),
             std::string::npos);
   EXPECT_TRUE(states.empty()) << "a refused fit leaves the states alone";
   const Logs logs = m.train_on_batch({x.slice(0, 8)}, {y.slice(0, 8)}, Tensor(), {}, &states);
