@@ -28,6 +28,9 @@ import zlib
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fixtures.training_seq import sequence_cases  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DEFAULT_OUT = os.path.join(ROOT, "tests", "fixtures", "training")
@@ -279,132 +282,9 @@ CASES.update({
 
 
 
-# Sequences (issue 15): token rows padded with zeros (mask_zero masks the padding), and a regressor
-# over float sequences; backward through time, through masks and both directions.
-def data_tokens(rng, n=48, steps=10, vocab=30):
-    x = rng.integers(1, vocab, size=(n, steps))
-    lengths = rng.integers(2, steps + 1, size=n)
-    for i, length in enumerate(lengths):
-        x[i, length:] = 0
-    labels = (x[:, :3].sum(axis=1) + lengths) % 3  # learnable from the first tokens and the length
-    return {"x": x.astype(F32), "y": onehot(labels)}
+# Sequences (issue 15): scripts/fixtures/training_seq.py.
+CASES.update(sequence_cases(_c, CCE))
 
-
-def data_sequences(rng, n=40, steps=12, d=3):
-    x = rng.standard_normal((n, steps, d)).astype(F32)
-    y = (np.cumsum(x[:, :, 0], axis=1)[:, -1:] * 0.3 + x[:, -1, 1:2]).astype(F32)
-    return {"x": x, "y": y}
-
-
-def bilstm(K):
-    L = K.layers
-    return K.Sequential([K.Input((10,)), L.Embedding(30, 8, mask_zero=True, name="embed"),
-                         L.Bidirectional(L.LSTM(6), name="bilstm"),
-                         L.Dense(3, activation="softmax", name="out")], name="bilstm")
-
-
-def gru_regressor(K):
-    L = K.layers
-    return K.Sequential([K.Input((12, 3)), L.GRU(8, return_sequences=True, name="gru"),
-                         L.SimpleRNN(4, name="rnn"), L.Dense(1, name="out")], name="gru_regressor")
-
-
-def transformer_block(K):
-    L = K.layers
-    x = K.Input((10,), name="tokens")
-    h = L.Embedding(30, 8, mask_zero=True, name="embed")(x)
-    a = L.MultiHeadAttention(num_heads=2, key_dim=4, name="attention")(h, h)
-    h = L.LayerNormalization(name="norm")(L.Add(name="residual")([h, a]))
-    h = L.Dense(8, activation="relu", name="ffn")(h)
-    y = L.Dense(3, activation="softmax", name="out")(L.GlobalAveragePooling1D(name="pool")(h))
-    return K.Model(x, y, name="transformer_block")
-
-
-def data_seq2seq(rng, n=40, steps=8, d=3):
-    x = rng.standard_normal((n, steps, d)).astype(F32)
-    y = np.stack([np.cumsum(x[:, :, 0], axis=1) * 0.3, x[:, ::-1, 1]], axis=-1).astype(F32)
-    return {"x": x, "y": y}
-
-
-def seq2seq(K):
-    """An encoder LSTM whose final states start a decoder LSTM over the same steps."""
-    L = K.layers
-    x = K.Input((8, 3), name="frames")
-    _, h, c = L.LSTM(6, return_state=True, name="encoder")(x)
-    d = L.LSTM(6, return_sequences=True, name="decoder")(x, initial_state=[h, c])
-    return K.Model(x, L.Dense(2, name="out")(d), name="seq2seq")
-
-
-def data_frames(rng, n=24, steps=4, size=6):
-    """Frames of a moving bright square; the target: its final column, scaled."""
-    x = (rng.standard_normal((n, steps, size, size, 1)) * 0.1).astype(F32)
-    start = rng.integers(0, size - 2, size=(n, 2))
-    for i in range(n):
-        for t in range(steps):
-            r, c = start[i, 0], min(start[i, 1] + t // 2, size - 2)
-            x[i, t, r:r + 2, c:c + 2, 0] += 1.0
-    y = (np.argmax(x[:, -1, :, :, 0].sum(axis=1), axis=1)[:, None] / size).astype(F32)
-    return {"x": x, "y": y}
-
-
-def conv_lstm(K):
-    L = K.layers
-    return K.Sequential([K.Input((4, 6, 6, 1)),
-                         L.ConvLSTM2D(4, 3, padding="same", recurrent_activation="sigmoid", return_sequences=True,
-                                      name="convlstm_a"),
-                         L.ConvLSTM2D(3, 2, strides=2, recurrent_activation="sigmoid", name="convlstm_b"),
-                         L.GlobalAveragePooling2D(name="pool"), L.Dense(1, name="out")], name="conv_lstm")
-
-
-def attention_regularized(K):
-    """MultiHeadAttention (gated) and GroupQueryAttention with activity regularizers: Keras 3 penalises
-    every projection's output, and GroupQueryAttention's own outputs too."""
-    L = K.layers
-    x = K.Input((10,), name="tokens")
-    h = L.Embedding(30, 8, name="embed")(x)
-    a = L.MultiHeadAttention(num_heads=2, key_dim=4, use_gate=True, activity_regularizer=K.regularizers.L2(1e-2),
-                             name="attention")(h, h)
-    g = L.GroupQueryAttention(head_dim=4, num_query_heads=2, num_key_value_heads=1,
-                              activity_regularizer=K.regularizers.L1(1e-3), name="grouped")(a, h)
-    y = L.Dense(3, activation="softmax", name="out")(L.GlobalAveragePooling1D(name="pool")(g))
-    return K.Model(x, y, name="attention_regularized")
-
-
-def data_stream(rng, n=64, steps=6, d=3):
-    """Consecutive windows of one series per row of the batch: a stateful model carries it on."""
-    x = rng.standard_normal((n, steps, d)).astype(F32)
-    y = (np.cumsum(x[:, :, 0], axis=1)[:, -1:] * 0.3 + x[:, -1, 1:2]).astype(F32)
-    return {"x": x, "y": y}
-
-
-def stateful_rnn(K):
-    """Stateful LSTM and GRU over a fixed batch of 8: each batch starts from the previous one's states,
-    across epochs and through validation, as Keras runs them (fit never resets them)."""
-    L = K.layers
-    return K.Sequential([K.Input(batch_shape=(8, 6, 3)),
-                         L.LSTM(5, stateful=True, return_sequences=True, name="lstm_a"),
-                         L.GRU(4, stateful=True, name="gru_b"), L.Dense(1, name="out")], name="stateful_rnn")
-
-
-CASES.update({
-    # SGD: Keras's TensorFlow optimizers square an Embedding's gradient per occurrence of a token
-    # (tf.IndexedSlices) before summing, so Adam / RMSprop / Adagrad moments differ from the dense
-    # gradient's when a token repeats in a batch; kerascpp's gradients are dense (see issue 15's note).
-    "seq_embedding_bilstm": _c(bilstm, data_tokens, lambda K: K.optimizers.SGD(0.5, momentum=0.9), CCE,
-                               ["accuracy"], batch_size=16, epochs=3),
-    "seq_gru_regressor": _c(gru_regressor, data_sequences, lambda K: K.optimizers.Adam(1e-2),
-                            lambda K: "mse", ["mae"], batch_size=8, epochs=3),
-    "seq_transformer_block": _c(transformer_block, data_tokens, lambda K: K.optimizers.SGD(0.3, momentum=0.9),
-                                CCE, ["accuracy"], batch_size=16, epochs=3),
-    "seq2seq_return_state": _c(seq2seq, data_seq2seq, lambda K: K.optimizers.Adam(1e-2), lambda K: "mse",
-                               ["mae"], batch_size=8, epochs=3),
-    "seq_attention_activity": _c(attention_regularized, data_tokens, lambda K: K.optimizers.SGD(0.3, momentum=0.9),
-                                 CCE, ["accuracy"], batch_size=16, epochs=3),
-    "seq_stateful": _c(stateful_rnn, data_stream, lambda K: K.optimizers.Adam(1e-2), lambda K: "mse", ["mae"],
-                       batch_size=8, epochs=3, validation_split=0.25),
-    "seq_conv_lstm": _c(conv_lstm, data_frames, lambda K: K.optimizers.Adam(1e-2), lambda K: "mse", ["mae"],
-                        batch_size=8, epochs=3),
-})
 
 RESUME_K3 = "resume_keras3"
 RESUME_TFK = "resume_tf_keras"
