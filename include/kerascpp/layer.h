@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -175,6 +176,16 @@ class Layer {
   std::vector<Tensor> get_weights() const;                  // copies
   void set_weights(const std::vector<Tensor>& values);      // count and shapes checked
   int64_t count_params() const;
+
+  // Initialisation (layers/initializers.h), for a model built from a config without weights: each of
+  // this layer's own variables filled by its Keras initializer (the config's "<weight>_initializer",
+  // or Keras's default for that weight: kernels GlorotUniform, recurrent kernels Orthogonal, biases
+  // and betas Zeros, gammas and scales Ones, embeddings RandomUniform(-0.05, 0.05)). Sublayers are
+  // initialised by the caller, each on its own (models/functional.h initialize_weights).
+  virtual void initialize(std::mt19937_64& rng);
+  // The initializer config of one of this layer's variables; null: keep its value (a data statistic
+  // set from the config, such as Normalization's mean).
+  virtual Json initializer_for(const std::string& variable) const;
 
  protected:
   // Layers call this from do_build(); the variable starts zeroed.

@@ -40,6 +40,8 @@ class PythonLayer : public Layer {
 
   explicit PythonLayer(const Json& config) : Layer(config) {}
   std::string class_name() const override { return class_name_; }
+  // Its add_weight() gave each variable the initializer the Python layer asked for: kept.
+  void initialize(std::mt19937_64&) override {}
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) const override;
   std::vector<Tensor> call(const std::vector<Tensor>& inputs, const CallContext& ctx) const override;
   nb::handle instance() const { return instance_.get(); }

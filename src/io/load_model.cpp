@@ -146,7 +146,21 @@ Model load_model_from_memory(const void* data, size_t size, const std::string& n
   unknown_form(name);
 }
 
-Model model_from_config(const Json& config, const CustomObjects& custom) { return build(config, 0, Json::object(), custom); }
+namespace {
+// Every weight of a model built from a config, from its Keras initializer (Layer::initialize), layer by
+// layer through nested models and wrapped layers.
+void initialize_weights(Layer& layer, std::mt19937_64& rng) {
+  layer.initialize(rng);
+  for (Layer* sub : layer.sublayers()) initialize_weights(*sub, rng);
+}
+}  // namespace
+
+Model model_from_config(const Json& config, const CustomObjects& custom) {
+  Model m = build(config, 0, Json::object(), custom);
+  std::mt19937_64 rng(std::random_device{}());
+  initialize_weights(m.graph(), rng);  // never zeros: the values Keras would start from
+  return m;
+}
 
 Model model_from_json(const std::string& json, const CustomObjects& custom) {
   return model_from_config(parse_json(json, "the model JSON"), custom);

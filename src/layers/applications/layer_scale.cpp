@@ -16,6 +16,9 @@ class LayerScale : public Layer {
                "' (LayerScale) expects a positive `projection_dim`. Received: projection_dim=", projection_dim_);
   }
   std::string class_name() const override { return "LayerScale"; }
+  Json initializer_for(const std::string&) const override {  // Keras: Constant(init_values)
+    return {{"class_name", "Constant"}, {"config", {{"value", config_.value("init_values", Json(0.0))}}}};
+  }
 
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);

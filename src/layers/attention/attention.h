@@ -20,6 +20,10 @@ class Attention : public Layer {
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext& ctx) const override;
   // The query's mask (the output's); the scores get none.
   std::vector<Tensor> compute_mask(const std::vector<Tensor>& in, const std::vector<Tensor>& masks) const override;
+  // Keras starts AdditiveAttention's scale from GlorotUniform, Attention's from ones.
+  Json initializer_for(const std::string& variable) const override {
+    return cls_ == "AdditiveAttention" && variable == "scale" ? Json("glorot_uniform") : Layer::initializer_for(variable);
+  }
 
  protected:
   void do_build(const std::vector<Shape>& in) override;

@@ -281,7 +281,9 @@ class MultiHeadAttention : public Layer {
     Json c = {{"name", name() + "/" + role}, {"equation", equation}, {"output_shape", output_shape},
               {"bias_axes", use_bias_ ? Json(bias_axes) : Json()}, {"activation", activation},
               {"kernel_regularizer", config_.value("kernel_regularizer", Json())},
-              {"bias_regularizer", config_.value("bias_regularizer", Json())}, {"trainable", trainable()}};
+              {"bias_regularizer", config_.value("bias_regularizer", Json())}, {"trainable", trainable()},
+              {"kernel_initializer", config_.value("kernel_initializer", Json())},
+              {"bias_initializer", config_.value("bias_initializer", Json())}};
     auto layer = std::make_shared<EinsumDense>(c);
     layer->build({input});
     return layer;

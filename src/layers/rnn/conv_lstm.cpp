@@ -33,7 +33,8 @@ Json cell_config(const Json& layer, const std::string& cls) {
              layer["filters"].dump());
   Json c = Json::object();
   for (const char* k : {"activation", "recurrent_activation", "use_bias", "dropout", "recurrent_dropout",
-                        "kernel_regularizer", "recurrent_regularizer", "bias_regularizer", "dtype", "trainable"})
+                        "kernel_regularizer", "recurrent_regularizer", "bias_regularizer", "dtype", "trainable",
+                        "kernel_initializer", "recurrent_initializer", "bias_initializer", "unit_forget_bias"})
     if (layer.contains(k)) c[k] = layer[k];
   if (c.contains("recurrent_regularizer")) c["recurrent_kernel_regularizer"] = c["recurrent_regularizer"];
   c["units"] = layer.value("filters", Json());
@@ -59,6 +60,10 @@ class ConvLstmCell : public RnnCell {
     return s_.output_shape(step, s_.conv_output_spatial(step), s_.filters);
   }
   bool has_fast_step() const override { return false; }
+  void initialize(std::mt19937_64& rng) override {
+    RnnCell::initialize(rng);
+    unit_forget_bias();
+  }
 
   Tensor project(const Tensor& x) const override {
     Shape frames = x.shape();  // (batch * steps, *spatial, channels): every step's frame at once

@@ -47,6 +47,10 @@ class LstmCell : public RnnCell {
  public:
   explicit LstmCell(const Json& c) : RnnCell(c, "LSTMCell", 4) {}
   size_t state_count() const override { return 2; }
+  void initialize(std::mt19937_64& rng) override {
+    RnnCell::initialize(rng);
+    unit_forget_bias();
+  }
   std::vector<Tensor> step(const Tensor& xp, const std::vector<Tensor>& s, const Tensor& rm) const override {
     ops::UnaryOp act, ract;
     if (activation_.unary_op(&act) && recurrent_activation_.unary_op(&ract)) {  // one op per step
@@ -176,6 +180,13 @@ Tensor RnnCell::project(const Tensor& x) const {
   return use_bias_ ? ops::bias_add(xp, bias_->value()) : xp;
 }
 
+void RnnCell::unit_forget_bias() {
+  if (!bias_ || !config_.value("unit_forget_bias", true)) return;
+  Tensor b = bias_->value().copy();  // gates i, f, c, o: f's block [units, 2 units) starts at one
+  std::fill(b.data<float>() + units_, b.data<float>() + 2 * units_, 1.f);
+  bias_->assign(b);
+}
+
 Tensor RnnCell::gate(const Tensor& t, int g) const {
   return gates_ == 1 ? t : ops::slice(t, {0, g * units_}, {t.dim(0), units_});
 }
@@ -210,7 +221,8 @@ std::shared_ptr<RnnCell> make_rnn_cell(const std::string& cell_class, const Json
   Json c = Json::object();
   for (const char* k : {"units", "activation", "recurrent_activation", "use_bias", "dropout", "recurrent_dropout",
                         "reset_after", "kernel_regularizer", "recurrent_regularizer", "bias_regularizer", "dtype",
-                        "trainable"})
+                        "trainable", "kernel_initializer", "recurrent_initializer", "bias_initializer",
+                        "unit_forget_bias"})
     if (layer_config.contains(k)) c[k] = layer_config[k];
   if (cell_class == "SimpleRNNCell") c.erase("recurrent_activation");
   // Training finds a variable's regularizer under "<variable>_regularizer" (training/compile.cpp).

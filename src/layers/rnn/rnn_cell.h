@@ -78,6 +78,9 @@ class RnnCell : public Layer {
   // h @ recurrent_kernel, with recurrent dropout's mask applied to h first.
   Tensor recurrent(const Tensor& h, const Tensor& recurrent_mask) const;
   virtual Shape bias_shape() const { return {gates_ * units_}; }
+  // LSTM and ConvLSTM with unit_forget_bias (Keras's default): after initialisation the forget gate's
+  // bias block [units, 2 units) is one, as Keras's bias initializer makes it.
+  void unit_forget_bias();
 
   std::string cls_;
   int64_t units_;
