@@ -190,6 +190,17 @@ def bn_mlp(K):
                          L.Dense(2, activation="sigmoid", name="out")], name="bn_mlp")
 
 
+def constrained_mlp(K):
+    """Every keras.constraints class, applied after each update (a large learning rate makes them bind)."""
+    L, C = K.layers, K.constraints
+    return K.Sequential([K.Input((8,)),
+                         L.Dense(16, activation="relu", kernel_constraint=C.MaxNorm(0.6),
+                                 bias_constraint=C.NonNeg(), name="max_norm"),
+                         L.Dense(12, activation="tanh", kernel_constraint=C.UnitNorm(axis=0), name="unit_norm"),
+                         L.Dense(3, activation="softmax", kernel_constraint=C.MinMaxNorm(0.3, 0.9, rate=0.5),
+                                 name="min_max_norm")], name="constrained_mlp")
+
+
 # ----------------------------------------------------------------------------- cases
 # Each case: model(K), data(rng), optimizer(K), loss(K), metrics, fit kwargs (batch_size, epochs,
 # shuffle, validation_split / "validation_data": True / class_weight / "sample_weight": True).
@@ -224,6 +235,8 @@ CASES = {
                   SPARSE_LOGITS, ["accuracy"], batch_size=16, epochs=3),
     "cnn_adam": _c(lambda K: cnn(K, "flatten"), data_img, lambda K: K.optimizers.Adam(1e-3),
                    SPARSE_LOGITS, ["accuracy"], batch_size=16, epochs=3),
+    "constraints": _c(constrained_mlp, data_cls3, lambda K: K.optimizers.SGD(0.5, momentum=0.9), CCE, ["accuracy"],
+                      batch_size=16, epochs=3),
     "bn_mlp": _c(bn_mlp, lambda r: data_multilabel(r, 64, 16), lambda K: K.optimizers.Adam(1e-2),
                  lambda K: "binary_crossentropy", ["accuracy"], batch_size=16, epochs=3,
                  validation_data=True),

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kerascpp/model.h"
+#include "layers/constraints.h"
 #include "layers/regularizers.h"
 
 namespace kerascpp::training {
@@ -20,6 +21,7 @@ struct Compiled {
   std::vector<std::vector<metrics::MetricPtr>> metrics;  // per model output
   std::vector<std::vector<std::string>> metric_names;   // their log keys ("<output>_<name>" when several)
   std::vector<std::pair<VariablePtr, layers::Regularizer>> weight_regularizers;  // kernel_regularizer...
+  std::vector<std::pair<VariablePtr, layers::Constraint>> weight_constraints;    // after each update
   metrics::Mean loss_tracker{"loss"};
   std::vector<metrics::Mean> output_loss_trackers;  // per output, multi-output models only
   Json config;  // Keras 3 compile_config, as saved

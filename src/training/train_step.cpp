@@ -73,6 +73,7 @@ bool train_step(Model& model, Compiled& c, const Batch& b, uint64_t seed, RnnSta
   track(c, b, outs, loss_value, parts);
   if (!std::isfinite(loss_value)) return false;
   if (!trainable.empty()) c.optimizer->apply_gradients(grads, trainable);
+  for (auto& [v, k] : c.weight_constraints) v->assign(k.apply(v->value()));  // as Keras's optimizer, after the update
   for (auto& [v, value] : updates) v->assign(value);
   return true;
 }

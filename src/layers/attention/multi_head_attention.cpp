@@ -283,7 +283,9 @@ class MultiHeadAttention : public Layer {
               {"kernel_regularizer", config_.value("kernel_regularizer", Json())},
               {"bias_regularizer", config_.value("bias_regularizer", Json())}, {"trainable", trainable()},
               {"kernel_initializer", config_.value("kernel_initializer", Json())},
-              {"bias_initializer", config_.value("bias_initializer", Json())}};
+              {"bias_initializer", config_.value("bias_initializer", Json())},
+              {"kernel_constraint", config_.value("kernel_constraint", Json())},
+              {"bias_constraint", config_.value("bias_constraint", Json())}};
     auto layer = std::make_shared<EinsumDense>(c);
     layer->build({input});
     return layer;

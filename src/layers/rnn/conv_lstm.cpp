@@ -23,8 +23,8 @@ namespace {
 Tensor add(const Tensor& a, const Tensor& b) { return ops::binary(ops::BinaryOp::add, a, b); }
 Tensor mul(const Tensor& a, const Tensor& b) { return ops::binary(ops::BinaryOp::multiply, a, b); }
 
-// The cell's config: the layer's cell keys, with units := filters for RnnCell and the recurrent
-// regularizer under the variable's name, where training finds it (training/compile.cpp).
+// The cell's config: the layer's cell keys (training finds regularizers and constraints there,
+// training/compile.cpp), with units := filters for RnnCell.
 Json cell_config(const Json& layer, const std::string& cls) {
   const std::string who = layer_who(layer.value("name", std::string("?")), cls);
   KCPP_CHECK(layer.contains("filters"), ValueError, "Missing `filters` in the config of ", who);
@@ -34,9 +34,9 @@ Json cell_config(const Json& layer, const std::string& cls) {
   Json c = Json::object();
   for (const char* k : {"activation", "recurrent_activation", "use_bias", "dropout", "recurrent_dropout",
                         "kernel_regularizer", "recurrent_regularizer", "bias_regularizer", "dtype", "trainable",
-                        "kernel_initializer", "recurrent_initializer", "bias_initializer", "unit_forget_bias"})
+                        "kernel_initializer", "recurrent_initializer", "bias_initializer", "unit_forget_bias",
+                        "kernel_constraint", "recurrent_constraint", "bias_constraint"})
     if (layer.contains(k)) c[k] = layer[k];
-  if (c.contains("recurrent_regularizer")) c["recurrent_kernel_regularizer"] = c["recurrent_regularizer"];
   c["units"] = layer.value("filters", Json());
   c["name"] = layer.value("name", std::string()) + "/conv_lstm_cell";  // Keras names the cell so
   return c;

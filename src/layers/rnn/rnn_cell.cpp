@@ -222,11 +222,9 @@ std::shared_ptr<RnnCell> make_rnn_cell(const std::string& cell_class, const Json
   for (const char* k : {"units", "activation", "recurrent_activation", "use_bias", "dropout", "recurrent_dropout",
                         "reset_after", "kernel_regularizer", "recurrent_regularizer", "bias_regularizer", "dtype",
                         "trainable", "kernel_initializer", "recurrent_initializer", "bias_initializer",
-                        "unit_forget_bias"})
+                        "unit_forget_bias", "kernel_constraint", "recurrent_constraint", "bias_constraint"})
     if (layer_config.contains(k)) c[k] = layer_config[k];
   if (cell_class == "SimpleRNNCell") c.erase("recurrent_activation");
-  // Training finds a variable's regularizer under "<variable>_regularizer" (training/compile.cpp).
-  if (c.contains("recurrent_regularizer")) c["recurrent_kernel_regularizer"] = c["recurrent_regularizer"];
   c["name"] = !name.empty() ? name : layer_config.value("name", std::string()) + "/" + to_snake_case(cell_class);
   if (cell_class == "SimpleRNNCell") return std::make_shared<SimpleRnnCell>(c);
   if (cell_class == "LSTMCell") return std::make_shared<LstmCell>(c);
