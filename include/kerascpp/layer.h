@@ -178,14 +178,17 @@ class Layer {
   int64_t count_params() const;
 
   // Initialisation (layers/initializers.h), for a model built from a config without weights: each of
-  // this layer's own variables filled by its Keras initializer (the config's "<weight>_initializer",
-  // or Keras's default for that weight: kernels GlorotUniform, recurrent kernels Orthogonal, biases
-  // and betas Zeros, gammas and scales Ones, embeddings RandomUniform(-0.05, 0.05)). Sublayers are
-  // initialised by the caller, each on its own (models/functional.h initialize_weights).
+  // this layer's own variables filled by its Keras initializer (the config's initializer for it, or
+  // Keras's default for that weight: kernels GlorotUniform, recurrent kernels Orthogonal, biases and
+  // betas Zeros, gammas and scales Ones, embeddings RandomUniform(-0.05, 0.05)). Sublayers are
+  // initialised by the caller, each on its own (io/load_model.cpp, model_from_config).
   virtual void initialize(std::mt19937_64& rng);
-  // The initializer config of one of this layer's variables; null: keep its value (a data statistic
-  // set from the config, such as Normalization's mean).
+  // The initializer config of one of this layer's variables; null: keep its value (a counter).
   virtual Json initializer_for(const std::string& variable) const;
+  // The config key of a weight's "initializer", "regularizer" or "constraint" as Keras names it:
+  // "<weight>_<what>" ("kernel_initializer"), but "recurrent_<what>" for the recurrent kernel and
+  // "depthwise_<what>" / "pointwise_<what>" for the depthwise and pointwise ones.
+  virtual std::string weight_config_key(const std::string& weight, const std::string& what) const;
 
  protected:
   // Layers call this from do_build(); the variable starts zeroed.

@@ -7,12 +7,6 @@
 
 namespace kerascpp::layers {
 
-std::string weight_option_key(const std::string& weight, const std::string& what) {
-  for (const char* k : {"recurrent", "depthwise", "pointwise"})
-    if (weight == std::string(k) + "_kernel") return std::string(k) + "_" + what;
-  return weight + "_" + what;
-}
-
 Constraint Constraint::from_config(const Json& j, const std::string& who) {
   Constraint c;
   if (j.is_null()) return c;
@@ -24,25 +18,30 @@ Constraint Constraint::from_config(const Json& j, const std::string& who) {
     name = j["class_name"].get<std::string>();
     if (j.contains("config") && j["config"].is_object()) cfg = j["config"];
   }
-  auto is = [&](const char* cls) { return name == cls || name == to_snake_case(cls); };
+  auto is = [&](const char* cls, const char* keras2_alias) {
+    return name == cls || name == to_snake_case(cls) || name == keras2_alias;
+  };
   auto number = [&](const char* key, double fallback) {
     return cfg.contains(key) && cfg[key].is_number() ? cfg[key].get<double>() : fallback;
   };
   if (cfg.contains("axis")) {
-    c.axes_.clear();
-    if (cfg["axis"].is_array())
+    c.axes_.clear();  // null: every axis (one norm over the whole weight)
+    if (cfg["axis"].is_array()) {
       for (const Json& a : cfg["axis"]) c.axes_.push_back(a.get<int>());
-    else
+    } else if (!cfg["axis"].is_null()) {
       c.axes_.push_back(cfg["axis"].get<int>());
+    }
   }
-  if (is("MaxNorm")) {
+  if (name == "Constraint") {  // Keras's base class: the identity
+    return c;
+  } else if (is("MaxNorm", "maxnorm")) {
     c.kind_ = Kind::max_norm, c.min_value_ = 0, c.max_value_ = number("max_value", 2.0), c.rate_ = 1;
-  } else if (is("MinMaxNorm")) {
+  } else if (is("MinMaxNorm", "min_max_norm")) {
     c.kind_ = Kind::min_max_norm, c.min_value_ = number("min_value", 0.0), c.max_value_ = number("max_value", 1.0);
     c.rate_ = number("rate", 1.0);
-  } else if (is("NonNeg")) {
+  } else if (is("NonNeg", "nonneg")) {
     c.kind_ = Kind::non_neg;
-  } else if (is("UnitNorm")) {
+  } else if (is("UnitNorm", "unitnorm")) {
     c.kind_ = Kind::unit_norm;
   } else {
     KCPP_THROW(ValueError, "Could not interpret constraint identifier: ", j.dump().substr(0, 200), " (", who, ")");
@@ -62,7 +61,7 @@ Tensor Constraint::apply(const Tensor& w) const {
   // Norms over the axes (keepdims): each element's group is its index with those coordinates zeroed.
   const Shape& s = out.shape();
   const int rank = static_cast<int>(s.size());
-  std::vector<bool> reduced(rank, false);
+  std::vector<bool> reduced(rank, axes_.empty());  // no axes: all of them
   for (int a : axes_) {
     const int ax = a < 0 ? a + rank : a;
     KCPP_CHECK(ax >= 0 && ax < rank, ValueError, "A constraint's axis ", a, " is out of range for a weight of shape ",

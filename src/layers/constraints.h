@@ -2,8 +2,8 @@
 // optimizer update, as Keras's optimizer applies a variable's constraint (training/train_step.cpp).
 //   MaxNorm(max_value=2, axis=0), MinMaxNorm(min_value=0, max_value=1, rate=1, axis=0), NonNeg,
 //   UnitNorm(axis=0); norms over `axis` (an int or a list), Keras's epsilon 1e-7 below them.
-// A layer's config names them "<weight>_constraint" (kernel_constraint, bias_constraint,
-// recurrent_constraint, depthwise_constraint, ...): constraint_key().
+// A layer's config names them under Layer::weight_config_key(weight, "constraint") (kernel_constraint,
+// bias_constraint, recurrent_constraint, depthwise_constraint, ...).
 #pragma once
 
 #include <string>
@@ -28,9 +28,5 @@ class Constraint {
   double min_value_ = 0, max_value_ = 0, rate_ = 1;
   std::vector<int> axes_{0};
 };
-
-// The config key of a weight's constraint (or, with "regularizer", its regularizer): Keras's names,
-// "<weight>_<what>" but for the recurrent, depthwise and pointwise kernels ("recurrent_<what>", ...).
-std::string weight_option_key(const std::string& weight, const std::string& what);
 
 }  // namespace kerascpp::layers

@@ -7,42 +7,36 @@
 namespace kerascpp {
 namespace {
 
-// Per weight name: the config key of its initializer and Keras's default for it (keras/src/layers/*).
-struct WeightInitializer {
-  const char* key;
-  const char* fallback;
-};
-const std::map<std::string, WeightInitializer>& weight_initializers() {
-  static const std::map<std::string, WeightInitializer> m = {
-      {"kernel", {"kernel_initializer", "glorot_uniform"}},
-      {"depthwise_kernel", {"depthwise_initializer", "glorot_uniform"}},
-      {"pointwise_kernel", {"pointwise_initializer", "glorot_uniform"}},
-      {"recurrent_kernel", {"recurrent_initializer", "orthogonal"}},
-      {"bias", {"bias_initializer", "zeros"}},
-      {"embeddings", {"embeddings_initializer", "uniform"}},
-      {"gamma", {"gamma_initializer", "ones"}},
-      {"beta", {"beta_initializer", "zeros"}},
-      {"moving_mean", {"moving_mean_initializer", "zeros"}},
-      {"moving_variance", {"moving_variance_initializer", "ones"}},
-      {"moving_stddev", {"", "ones"}},  // BatchNormalization(renorm=True)
-      {"renorm_mean", {"", "zeros"}},
-      {"renorm_stddev", {"", "ones"}},
-      {"alpha", {"alpha_initializer", "zeros"}},  // PReLU
-      {"scale", {"", "ones"}},                    // Attention(use_scale), RMSNormalization
-      {"concat_score_weight", {"", "ones"}},
+// Keras's default initializer per weight name (keras/src/layers/*); the config's, under
+// weight_config_key(weight, "initializer"), wins.
+const std::map<std::string, const char*>& default_initializers() {
+  static const std::map<std::string, const char*> m = {
+      {"kernel", "glorot_uniform"}, {"depthwise_kernel", "glorot_uniform"}, {"pointwise_kernel", "glorot_uniform"},
+      {"recurrent_kernel", "orthogonal"}, {"bias", "zeros"}, {"embeddings", "uniform"}, {"gamma", "ones"},
+      {"beta", "zeros"}, {"moving_mean", "zeros"}, {"moving_variance", "ones"},
+      {"moving_stddev", "ones"}, {"renorm_mean", "zeros"}, {"renorm_stddev", "ones"},  // BatchNormalization(renorm)
+      {"alpha", "zeros"},                                                              // PReLU
+      {"scale", "ones"}, {"concat_score_weight", "ones"},  // Attention(use_scale), RMSNormalization
+      {"mean", "zeros"}, {"variance", "ones"},              // Normalization before adapt()
   };
   return m;
 }
 
 }  // namespace
 
+std::string Layer::weight_config_key(const std::string& weight, const std::string& what) const {
+  for (const char* k : {"recurrent", "depthwise", "pointwise"})
+    if (weight == std::string(k) + "_kernel") return std::string(k) + "_" + what;
+  return weight + "_" + what;
+}
+
 Json Layer::initializer_for(const std::string& variable) const {
-  const auto& table = weight_initializers();
+  const auto& table = default_initializers();
   auto it = table.find(variable);
-  if (it == table.end()) return Json();  // a statistic or state the layer sets itself
-  const WeightInitializer& w = it->second;
-  if (*w.key != '\0' && config_.contains(w.key) && !config_[w.key].is_null()) return config_[w.key];
-  return Json(w.fallback);
+  if (it == table.end()) return Json();  // a counter (Normalization's count)
+  const std::string key = weight_config_key(variable, "initializer");
+  if (config_.contains(key) && !config_[key].is_null()) return config_[key];
+  return Json(it->second);
 }
 
 void Layer::initialize(std::mt19937_64& rng) {

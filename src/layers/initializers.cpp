@@ -1,6 +1,7 @@
 #include "layers/initializers.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 
@@ -92,8 +93,14 @@ Initializer Initializer::from_config(const Json& j, const std::string& who) {
   } else if (cls == "RandomNormal" || cls == "TruncatedNormal") {
     init.kind_ = cls == "RandomNormal" ? Kind::normal : Kind::truncated_normal;
     init.a_ = number(c, "mean", 0.0, who), init.b_ = number(c, "stddev", 0.05, who);
+    KCPP_CHECK(init.b_ >= 0, ValueError, "The ", cls, " initializer of ", who, " needs stddev >= 0. Received: stddev=",
+               init.b_);
+    if (init.b_ == 0) init.kind_ = Kind::constant;  // every draw is the mean
   } else if (cls == "RandomUniform") {
     init.kind_ = Kind::uniform, init.a_ = number(c, "minval", -0.05, who), init.b_ = number(c, "maxval", 0.05, who);
+    KCPP_CHECK(init.a_ <= init.b_, ValueError, "The RandomUniform initializer of ", who, " needs minval <= maxval. "
+               "Received: minval=", init.a_, ", maxval=", init.b_);
+    if (init.a_ == init.b_) init.kind_ = Kind::constant;
   } else if (cls == "Orthogonal") {
     init.kind_ = Kind::orthogonal, init.a_ = number(c, "gain", 1.0, who);
   } else if (cls == "GlorotNormal") {
@@ -109,9 +116,14 @@ Initializer Initializer::from_config(const Json& j, const std::string& who) {
   } else if (cls == "LecunUniform") {
     scaling(1.0, "fan_in", "uniform");
   } else {  // VarianceScaling
-    std::string distribution = c.value("distribution", std::string("truncated_normal"));
+    auto text = [&](const char* key, const char* fallback) {  // Keras lowercases both
+      std::string v = c.contains(key) && c[key].is_string() ? c[key].get<std::string>() : fallback;
+      std::transform(v.begin(), v.end(), v.begin(), [](unsigned char ch) { return std::tolower(ch); });
+      return v;
+    };
+    std::string distribution = text("distribution", "truncated_normal");
     if (distribution == "normal") distribution = "truncated_normal";  // tf_keras's name for it
-    const std::string mode = c.value("mode", std::string("fan_in"));
+    const std::string mode = text("mode", "fan_in");
     KCPP_CHECK(mode == "fan_in" || mode == "fan_out" || mode == "fan_avg", ValueError, "Invalid `mode` argument of the "
                "VarianceScaling initializer of ", who, ": expected one of {\"fan_in\", \"fan_out\", \"fan_avg\"}. Received: mode=",
                mode);

@@ -1,5 +1,7 @@
 // model.compile(): the optimizer, one loss per output, metrics per output, the weight
 // regularisers of every layer, and Keras 3's compile_config (saved with the model).
+#include <set>
+
 #include "layers/constraints.h"
 #include "layers/regularizers.h"
 #include "models/functional.h"
@@ -72,24 +74,26 @@ void Model::compile(const CompileOptions& o) {
     if (i == 0 || several)
       for (const auto& m : o.metric_objects) add(i == 0 ? m : metrics::get(Json{{"class_name", m->class_name()}, {"config", m->get_config()}}, output_shapes()[i], loss_name));
   }
-  // kernel_regularizer, bias_constraint, ...: a trainable weight's regularizer and constraint under Keras's
-  // keys in the layer's config (layers/constraints.h weight_option_key).
+  // kernel_regularizer, bias_constraint, ...: the regularizer and constraint of each weight training
+  // updates (frozen layers' weights have neither, as in Keras), under Keras's keys in the layer's config.
   std::vector<Layer*> layers;
   all_layers(&graph(), &layers);
+  std::set<const Variable*> updated;
+  for (const VariablePtr& v : trainable_weights()) updated.insert(v.get());
   for (Layer* l : layers) {
     if (l->own_variables().empty()) continue;  // nothing to regularise; spares a copy of the config
     const Json cfg = l->get_config();
     const std::string who = "Layer '" + l->name() + "' (" + l->class_name() + ")";
     for (const VariablePtr& v : l->own_variables()) {
-      if (!cfg.is_object() || !v->trainable()) continue;
-      const std::string key = layers::weight_option_key(v->name(), "regularizer");
+      if (!cfg.is_object() || !updated.count(v.get())) continue;
+      const std::string key = l->weight_config_key(v->name(), "regularizer");
       if (cfg.contains(key) && !cfg[key].is_null()) {
         layers::Regularizer r = layers::regularizer_from_config(cfg[key], who);
         KCPP_CHECK(r.unsupported.empty(), NotImplementedError, r.unsupported);
         if (r.active()) c->weight_regularizers.emplace_back(v, r);
       }
       const layers::Constraint k =
-          layers::Constraint::from_config(cfg.value(layers::weight_option_key(v->name(), "constraint"), Json()), who);
+          layers::Constraint::from_config(cfg.value(l->weight_config_key(v->name(), "constraint"), Json()), who);
       if (k.active()) c->weight_constraints.emplace_back(v, k);
     }
   }

@@ -17,6 +17,10 @@ class BaseDepthwiseConv : public Layer {
     KCPP_CHECK(s_.options.groups == 1, ValueError, s_.who, " takes no `groups`. Received: groups=", s_.options.groups);
   }
   std::string class_name() const override { return cls_; }
+  // Keras names its "kernel"'s options depthwise_initializer, depthwise_regularizer, depthwise_constraint.
+  std::string weight_config_key(const std::string& weight, const std::string& what) const override {
+    return weight == "kernel" ? "depthwise_" + what : Layer::weight_config_key(weight, what);
+  }
 
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);

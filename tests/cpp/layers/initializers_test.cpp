@@ -103,5 +103,29 @@ TEST(Initializers, AModelFromAConfigStartsFromKerassInitializersNeverZeros) {
     for (int64_t i = 0; i < w[k].size(); ++i) EXPECT_EQ(w[k].data<float>()[i], want[k - 1]) << k;
 }
 
+TEST(Initializers, LayersWhoseKerasKeysOrDefaultsDiffer) {
+  auto model = [](const Json& layer, const Json& batch_shape) {
+    return model_from_json(Json{{"class_name", "Sequential"},
+                                {"config",
+                                 {{"name", "s"},
+                                  {"layers",
+                                   {{{"class_name", "InputLayer"}, {"config", {{"name", "in"}, {"batch_shape", batch_shape}}}},
+                                    layer}}}}}
+                               .dump());
+  };
+  // DepthwiseConv2D's "kernel" takes depthwise_initializer (Keras's key).
+  const Model dw = model({{"class_name", "DepthwiseConv2D"},
+                          {"config", {{"name", "dw"}, {"kernel_size", 2},
+                                      {"depthwise_initializer", {{"class_name", "Constant"}, {"config", {{"value", 0.5}}}}}}}},
+                         {nullptr, 3, 3, 2});
+  const Tensor k = dw.get_weights()[0];
+  for (int64_t i = 0; i < k.size(); ++i) EXPECT_EQ(k.data<float>()[i], 0.5f);
+  // Normalization before adapt(): mean 0, variance 1 (so it passes values through), as Keras builds it.
+  const Model norm = model({{"class_name", "Normalization"}, {"config", {{"name", "n"}, {"axis", -1}}}}, {nullptr, 3});
+  const Tensor y = norm.predict({Tensor::from_vector({1, 3}, {1, -2, 3})})[0];
+  EXPECT_NEAR(y.data<float>()[0], 1.f, 1e-3);
+  EXPECT_NEAR(y.data<float>()[1], -2.f, 1e-3);
+}
+
 }  // namespace
 }  // namespace kerascpp::layers
