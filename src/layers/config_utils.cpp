@@ -9,6 +9,13 @@ std::vector<int> int_list(const Json& config, const char* key, std::vector<int> 
   return get<std::vector<int>>(config, key, fallback);
 }
 
+std::pair<std::string, Json> keras_object(const Json& j) {
+  if (j.is_string()) return {j.get<std::string>(), Json::object()};
+  if (!j.is_object() || !j.contains("class_name") || !j["class_name"].is_string()) return {"", Json::object()};
+  const Json c = j.contains("config") && j["config"].is_object() ? j["config"] : Json::object();
+  return {j["class_name"].get<std::string>(), c};
+}
+
 Shape shape_from_json(const Json& j, const std::string& what) {
   KCPP_CHECK(j.is_array(), ValueError, "Expected a shape list for ", what, ". Received: ", j.dump());
   Shape s;

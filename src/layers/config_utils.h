@@ -32,6 +32,9 @@ T require(const Json& config, const char* key) {
 std::vector<int> int_list(const Json& config, const char* key, std::vector<int> fallback);
 // A shape list where null means unknown (-1).
 Shape shape_from_json(const Json& j, const std::string& what);
+// A Keras object given as a name ("glorot_uniform") or {"class_name": ..., "config": {...}}: its class
+// name ("" for anything else) and config ({} when it has none).
+std::pair<std::string, Json> keras_object(const Json& j);
 Json shape_to_json(const Shape& s);
 
 }  // namespace kerascpp::layers

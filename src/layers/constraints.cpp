@@ -4,20 +4,14 @@
 #include <cmath>
 
 #include "core/naming.h"
+#include "layers/config_utils.h"
 
 namespace kerascpp::layers {
 
 Constraint Constraint::from_config(const Json& j, const std::string& who) {
   Constraint c;
   if (j.is_null()) return c;
-  std::string name;
-  Json cfg = Json::object();
-  if (j.is_string()) {
-    name = j.get<std::string>();
-  } else if (j.is_object() && j.contains("class_name") && j["class_name"].is_string()) {
-    name = j["class_name"].get<std::string>();
-    if (j.contains("config") && j["config"].is_object()) cfg = j["config"];
-  }
+  const auto [name, cfg] = keras_object(j);
   auto is = [&](const char* cls, const char* keras2_alias) {
     return name == cls || name == to_snake_case(cls) || name == keras2_alias;
   };

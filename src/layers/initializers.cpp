@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/naming.h"
+#include "layers/config_utils.h"
 
 namespace kerascpp::layers {
 namespace {
@@ -69,14 +70,7 @@ std::pair<double, double> compute_fans(const Shape& shape, const std::vector<int
 Initializer Initializer::from_config(const Json& j, const std::string& who) {
   Initializer init;
   init.who_ = who;
-  std::string name;
-  Json c = Json::object();
-  if (j.is_string()) {
-    name = j.get<std::string>();
-  } else if (j.is_object() && j.contains("class_name") && j["class_name"].is_string()) {
-    name = j["class_name"].get<std::string>();
-    if (j.contains("config") && j["config"].is_object()) c = j["config"];
-  }
+  const auto [name, c] = keras_object(j);
   const std::string cls = canonical(name);
   KCPP_CHECK(!cls.empty(), ValueError, "Could not interpret initializer identifier: ", j.dump().substr(0, 200), " (",
              who, ")");
