@@ -59,7 +59,6 @@ class ConvLstmCell : public RnnCell {
   Shape state_shape(size_t, const Shape& step) const override {
     return s_.output_shape(step, s_.conv_output_spatial(step), s_.filters);
   }
-  bool has_fast_step() const override { return false; }
   void initialize(std::mt19937_64& rng) override {
     RnnCell::initialize(rng);
     unit_forget_bias();

@@ -22,6 +22,11 @@ void add_into(float* y, const float* a, const float* b, int64_t n) {
 }
 
 Tensor add(const Tensor& a, const Tensor& b) { return ops::binary(BinaryOp::add, a, b); }
+// Both activations elementwise: what the raw-buffer steps need.
+bool elementwise(const ActivationFn& a, const ActivationFn& b) {
+  ops::UnaryOp x, y;
+  return a.unary_op(&x) && b.unary_op(&y);
+}
 Tensor mul(const Tensor& a, const Tensor& b) { return ops::binary(BinaryOp::multiply, a, b); }
 Tensor one_minus(const Tensor& a) { return ops::scale_shift(a, -1.f, 1.f); }
 
@@ -29,6 +34,7 @@ Tensor one_minus(const Tensor& a) { return ops::scale_shift(a, -1.f, 1.f); }
 class SimpleRnnCell : public RnnCell {
  public:
   explicit SimpleRnnCell(const Json& c) : RnnCell(c, "SimpleRNNCell", 1) {}
+  bool has_fast_step() const override { return elementwise(activation_, activation_); }
   std::vector<Tensor> step(const Tensor& xp, const std::vector<Tensor>& s, const Tensor& rm) const override {
     return {activation_(add(xp, recurrent(s[0], rm)))};
   }
@@ -46,6 +52,7 @@ class SimpleRnnCell : public RnnCell {
 class LstmCell : public RnnCell {
  public:
   explicit LstmCell(const Json& c) : RnnCell(c, "LSTMCell", 4) {}
+  bool has_fast_step() const override { return elementwise(activation_, recurrent_activation_); }
   size_t state_count() const override { return 2; }
   void initialize(std::mt19937_64& rng) override {
     RnnCell::initialize(rng);
@@ -89,6 +96,8 @@ class LstmCell : public RnnCell {
 class GruCell : public RnnCell {
  public:
   explicit GruCell(const Json& c) : RnnCell(c, "GRUCell", 3), reset_after_(get<bool>(c, "reset_after", true)) {}
+  // reset_after=False: the reset gate sits inside a product of column slices; the op loop runs it.
+  bool has_fast_step() const override { return reset_after_ && elementwise(activation_, recurrent_activation_); }
   Tensor project(const Tensor& x) const override {
     Tensor xp = ops::matmul(x, kernel_->value());
     if (use_bias_) xp = ops::bias_add(xp, input_bias());

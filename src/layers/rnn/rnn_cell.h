@@ -36,8 +36,9 @@ class RnnCell : public Layer {
   // State i's shape for one step's input of shape `step` (batch first): (batch, units) here, ConvLSTM's
   // (batch, *spatial, filters). A step's output has the shape of state output_state().
   virtual Shape state_shape(size_t i, const Shape& step) const { return {step[0], state_units(i)}; }
-  // False where fast_step never applies: the RNN layer then skips its raw-buffer loop.
-  virtual bool has_fast_step() const { return true; }
+  // Whether fast_step applies (the cell has one and its activations are elementwise); otherwise the RNN
+  // layer goes straight to the op loop, without projecting the sequence for a loop it cannot run.
+  virtual bool has_fast_step() const { return false; }
 
   // x: (batch, steps, features) -> (batch, steps, gates * units); ConvLSTM's (batch, steps, *spatial,
   // channels) -> (batch, steps, *out_spatial, 4 * filters).
