@@ -7,6 +7,7 @@
 #include "io/config_dialect.h"
 #include "io/dialect_rules.h"
 #include "kerascpp/warnings.h"
+#include "models/call_binding.h"
 #include "models/functional.h"
 
 namespace kerascpp::io {

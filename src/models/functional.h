@@ -103,9 +103,5 @@ class Functional : public Layer {
 // A layer or a nested model for a canonical {"class_name", "config"} entry.
 LayerPtr make_layer_or_model(const std::string& class_name, const Json& config, const CustomObjects* custom = nullptr);
 bool is_model_class(const std::string& class_name);
-// A {"class_name": "__keras_tensor__", "config": {"keras_history": [layer, node, tensor], ...}}.
-bool is_keras_tensor(const Json& j);
-// Every Keras tensor of a call's arguments, depth first, in order (pointers into j: keep j alive).
-void flatten_tensors(const Json& j, std::vector<const Json*>* out);
 
 }  // namespace kerascpp::models
