@@ -190,6 +190,14 @@ class Layer {
   // "depthwise_<what>" / "pointwise_<what>" for the depthwise and pointwise ones.
   virtual std::string weight_config_key(const std::string& weight, const std::string& what) const;
 
+  // Keras's layer.trainable = value: this layer and every layer inside it (a frozen model freezes all of
+  // its layers). Training takes the change at the next compile; a frozen BatchNormalization normalises
+  // with its moving statistics.
+  void set_trainable(bool value);
+  // The index of a new call of this layer on symbolic tensors (models/keras_tensor.cpp): orders a
+  // shared layer's calls.
+  int count_call() { return calls_++; }
+
  protected:
   // Layers call this from do_build(); the variable starts zeroed.
   VariablePtr add_weight(const std::string& name, const Shape& shape, bool trainable = true,
@@ -206,6 +214,7 @@ class Layer {
   bool trainable_ = true;
   bool built_ = false;
   bool keras2_ = false;
+  int calls_ = 0;
   std::vector<VariablePtr> variables_;
 };
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kerascpp/callbacks.h"
+#include "kerascpp/keras_tensor.h"
 #include "kerascpp/layer.h"
 #include "kerascpp/losses.h"
 #include "kerascpp/metrics.h"
@@ -102,6 +103,11 @@ class Model {
   // graph: a Sequential or Functional model's graph, as load_model and model_from_json build it
   // (ValueError for any other layer).
   explicit Model(LayerPtr graph, Json training_config = Json());
+  // keras.Model(inputs, outputs, name): the graph from Input tensors to outputs built by calling layers
+  // on them (kerascpp/keras_tensor.h). The model shares those layers (their weights) with every other
+  // model they are in. ValueError "Graph disconnected" when an output needs a tensor the inputs do not
+  // lead to. A name is given as Keras gives it (functional, functional_1, ...) when none is.
+  Model(const std::vector<KerasTensor>& inputs, const std::vector<KerasTensor>& outputs, const std::string& name = "");
 
   const std::string& name() const;
   // Runs the model on `inputs` (one tensor per model input, batch on axis 0) in batches of
@@ -122,6 +128,14 @@ class Model {
   //   kerascpp::RnnStates stream;  y1 = m({x1}, stream);  y2 = m({x2}, stream);
   std::vector<Tensor> operator()(const std::vector<Tensor>& inputs, RnnStates& states,
                                  const std::vector<Tensor>& masks = {}) const;
+  // The model's graph as symbolic tensors (Keras's model.inputs / model.outputs), and the outputs of a
+  // layer's first call (model.get_layer(name).output): new models can be built from them.
+  std::vector<KerasTensor> inputs() const;
+  std::vector<KerasTensor> outputs() const;
+  std::vector<KerasTensor> layer_outputs(const std::string& layer_name) const;
+  // The model as a layer, to call on symbolic tensors (a model nested in another) or to freeze:
+  // model.as_layer()->set_trainable(false) is Keras's model.trainable = False.
+  LayerRef as_layer() const;
   // Whether the model has stateful layers (then it runs only with an RnnStates).
   bool stateful() const { return stateful_; }
 
@@ -221,6 +235,18 @@ Model load_model_from_memory(const void* data, size_t size, const std::string& d
 // load_weights().
 Model model_from_json(const std::string& json, const CustomObjects& custom_objects = {});
 Model model_from_config(const Json& config, const CustomObjects& custom_objects = {});
+
+// keras.Sequential(layers, name): the layers chained in order from an input, which is the first entry
+// (layers::Input(...) or an InputLayer) or the layers' first takes from an "input_shape" argument.
+// ValueError when there is neither (kerascpp builds a Sequential model when it is made).
+struct SequentialEntry {
+  SequentialEntry(LayerRef l) : layer(std::move(l)) {}                 // NOLINT
+  SequentialEntry(LayerPtr l) : layer(std::move(l)) {}                 // NOLINT
+  SequentialEntry(const KerasTensor& input) : layer(input.layer()) {}  // NOLINT: keras.Input(...)
+  SequentialEntry(const Model& m) : layer(m.as_layer()) {}              // NOLINT: a nested model
+  LayerPtr layer;
+};
+Model Sequential(const std::vector<SequentialEntry>& layers, const std::string& name = "");
 
 // Resets automatic naming only (Keras compatibility); never touches a live model.
 void clear_session();

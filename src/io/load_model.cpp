@@ -14,6 +14,7 @@
 #include "kerascpp/model.h"
 #include "core/naming.h"
 #include "models/functional.h"
+#include "layers/initializers.h"
 
 namespace kerascpp {
 namespace {
@@ -146,19 +147,10 @@ Model load_model_from_memory(const void* data, size_t size, const std::string& n
   unknown_form(name);
 }
 
-namespace {
-// Every weight of a model built from a config, from its Keras initializer (Layer::initialize), layer by
-// layer through nested models and wrapped layers.
-void initialize_weights(Layer& layer, std::mt19937_64& rng) {
-  layer.initialize(rng);
-  for (Layer* sub : layer.sublayers()) initialize_weights(*sub, rng);
-}
-}  // namespace
-
 Model model_from_config(const Json& config, const CustomObjects& custom) {
   Model m = build(config, 0, Json::object(), custom);
   std::mt19937_64 rng(std::random_device{}());
-  initialize_weights(m.graph(), rng);  // never zeros: the values Keras would start from
+  layers::initialize_weights(m.graph(), rng);  // never zeros: the values Keras would start from
   return m;
 }
 

@@ -49,4 +49,11 @@ void Layer::initialize(std::mt19937_64& rng) {
   }
 }
 
+namespace layers {
+void initialize_weights(Layer& layer, std::mt19937_64& rng) {
+  layer.initialize(rng);
+  for (Layer* sub : layer.sublayers()) initialize_weights(*sub, rng);
+}
+}  // namespace layers
+
 }  // namespace kerascpp

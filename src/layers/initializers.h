@@ -46,4 +46,8 @@ class Initializer {
 std::pair<double, double> compute_fans(const Shape& shape, const std::vector<int>& input_axes = {},
                                        const std::vector<int>& output_axes = {});
 
+// Every weight of `layer` from its Keras initializer (Layer::initialize), through the layers inside it
+// (nested models, wrapped layers, RNN cells): a model built from a config, a layer built in code.
+void initialize_weights(Layer& layer, std::mt19937_64& rng);
+
 }  // namespace kerascpp::layers

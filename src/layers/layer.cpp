@@ -28,6 +28,12 @@ void Layer::build(const std::vector<Shape>& input_shapes) {
   built_ = true;
 }
 
+void Layer::set_trainable(bool value) {
+  trainable_ = value;
+  if (config_.is_object()) config_["trainable"] = value;
+  for (Layer* sub : sublayers()) sub->set_trainable(value);
+}
+
 void Layer::expect_inputs(const std::vector<Shape>& shapes, size_t n) const {
   KCPP_CHECK(shapes.size() == n, ValueError, "Layer '", name_, "' (", class_name(), ") expects ", n,
              " input(s). Received: ", shapes.size());

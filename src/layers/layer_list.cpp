@@ -13,8 +13,10 @@ using Factory = LayerPtr (*)(const Json&);
 const std::map<std::string, Factory, std::less<>>& factories() {
   static const std::map<std::string, Factory, std::less<>> table = {
 #define KCPP_LAYER(name, factory) {#name, &layers::factory},
-#include "layers/layer_list.inc"
+#define KCPP_OP_NODE(name, factory) {name, &layers::factory},
+#include "kerascpp/layer_list.inc"
 #undef KCPP_LAYER
+#undef KCPP_OP_NODE
   };
   return table;
 }

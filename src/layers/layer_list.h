@@ -6,7 +6,9 @@
 namespace kerascpp::layers {
 
 #define KCPP_LAYER(name, factory) LayerPtr factory(const Json& config);
-#include "layers/layer_list.inc"
+#define KCPP_OP_NODE(name, factory) LayerPtr factory(const Json& config);
+#include "kerascpp/layer_list.inc"
 #undef KCPP_LAYER
+#undef KCPP_OP_NODE
 
 }  // namespace kerascpp::layers

@@ -1,6 +1,7 @@
 #include "models/functional.h"
 
 #include "models/call_binding.h"
+#include "models/keras_tensor.h"
 
 #include <algorithm>
 #include <climits>
@@ -32,8 +33,9 @@ namespace {
 bool is_ref_triple(const Json& j) { return j.is_array() && j.size() == 3 && j[0].is_string(); }
 }  // namespace
 
-Functional::Functional(const std::string& class_name, const Json& config, const CustomObjects* custom)
-    : Layer(config), class_name_(class_name), custom_(custom) {
+Functional::Functional(const std::string& class_name, const Json& config, const CustomObjects* custom,
+                       const std::map<std::string, LayerPtr>* existing)
+    : Layer(config), class_name_(class_name), custom_(custom), existing_(existing) {
   KCPP_CHECK(config.is_object() && config.contains("layers") && config["layers"].is_array(), ValueError,
              "Invalid config of model '", name(), "' (", class_name, "): expected a `layers` list");
   propagated_masks_ = config.value("kerascpp_propagated_masks", false);
@@ -51,6 +53,7 @@ Functional::Functional(const std::string& class_name, const Json& config, const 
   Layer::build(input_shapes_);
   if (class_name != "Sequential") complete_tensor_configs();
   custom_ = nullptr;
+  existing_ = nullptr;
 }
 
 // Keras 3 needs the shape and dtype of every tensor reference in a config; configs converted from
@@ -76,7 +79,12 @@ void Functional::add_layer(const Json& entry) {
   KCPP_CHECK(entry.is_object() && entry.contains("class_name") && entry.contains("config"), ValueError,
              "Invalid layer entry in the config of model '", name(), "': ", entry.dump().substr(0, 200));
   const std::string cls = entry["class_name"].get<std::string>();
-  LayerPtr layer = make_layer_or_model(cls, entry["config"], custom_);
+  LayerPtr layer;
+  if (existing_) {
+    auto made = existing_->find(entry["config"].value("name", std::string()));
+    if (made != existing_->end()) layer = made->second;
+  }
+  if (!layer) layer = make_layer_or_model(cls, entry["config"], custom_);
   KCPP_CHECK(!layer_index_.count(layer->name()), ValueError, "The name '", layer->name(),
              "' is used 2 times in model '", name(), "'. All layer names should be unique.");
   layer_index_[layer->name()] = static_cast<int>(layers_.size());
@@ -333,10 +341,17 @@ std::vector<Tensor> Functional::call(const std::vector<Tensor>& inputs, const Ca
 }
 
 // Nested models completed their own configs (complete_tensor_configs) after this config was copied.
+// A layer's trainable may have changed since (Layer::set_trainable).
 Json Functional::get_config() const {
   Json c = config_;
-  for (size_t i = 0; i < layers_.size(); ++i)
-    if (is_model_class(layers_[i]->class_name())) c["layers"][i]["config"] = layers_[i]->get_config();
+  if (c.contains("trainable") || !trainable()) c["trainable"] = trainable();
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    Json& entry = c["layers"][i]["config"];
+    if (is_model_class(layers_[i]->class_name()))
+      entry = layers_[i]->get_config();
+    else if (entry.contains("trainable"))
+      entry["trainable"] = layers_[i]->trainable();
+  }
   return c;
 }
 
@@ -360,6 +375,69 @@ std::vector<Functional::LayerCall> Functional::layer_calls() const {
     }
     out.push_back(std::move(c));
   }
+  return out;
+}
+
+// Each node's call with its tensors as placeholders of the symbolic tensors they resolve to.
+const std::vector<std::shared_ptr<const SymbolicNode>>& Functional::symbolic() const {
+  std::call_once(symbolic_once_, [this] {
+    symbolic_.resize(nodes_.size());
+    for (int id : order_) {
+      const Node& n = nodes_[id];
+      const LayerPtr& layer = layers_[n.layer];
+      if (n.inputs.empty()) {
+        symbolic_[id] = input_tensor(layer).node();
+        continue;
+      }
+      std::vector<KerasTensor> tensors;
+      auto tensor_of = [&](const Ref& r) {
+        tensors.emplace_back(symbolic_[r.node], r.index);
+        return Json{{"class_name", "__keras_tensor__"}, {"config", {{"kerascpp_tensor", tensors.size() - 1}}}};
+      };
+      Json call;
+      if (class_name_ == "Sequential") {
+        call = {{"args", Json::array({tensor_of(n.inputs[0])})}, {"kwargs", Json::object()}};
+      } else {
+        int k = 0;
+        while (layer_nodes_[n.layer][k] != id) ++k;
+        call = config_["layers"][n.layer]["inbound_nodes"][k];
+        std::function<void(Json&)> swap = [&](Json& j) {
+          if (is_keras_tensor(j)) {
+            j = tensor_of(resolve(j["config"]["keras_history"], "config"));
+          } else if (j.is_structured()) {
+            for (auto& e : j) swap(e);
+          }
+        };
+        swap(call);
+      }
+      symbolic_[id] = recorded_node(layer, std::move(call), std::move(tensors), n.output_shapes);
+    }
+  });
+  return symbolic_;
+}
+
+std::vector<KerasTensor> Functional::symbolic_inputs() const {
+  std::vector<KerasTensor> out;
+  for (const Ref& r : inputs_) out.emplace_back(symbolic()[r.node], r.index);
+  return out;
+}
+
+std::vector<KerasTensor> Functional::symbolic_outputs() const {
+  std::vector<KerasTensor> out;
+  for (const Ref& r : outputs_) out.emplace_back(symbolic()[r.node], r.index);
+  return out;
+}
+
+std::vector<KerasTensor> Functional::symbolic_layer_outputs(const std::string& layer_name) const {
+  auto it = layer_index_.find(layer_name);
+  if (it == layer_index_.end() || layer_nodes_[it->second].empty() || !symbolic()[layer_nodes_[it->second][0]]) {
+    std::string names;
+    for (const LayerPtr& l : layers_) names += (names.empty() ? "" : ", ") + l->name();
+    KCPP_THROW(ValueError, "No such layer: ", layer_name, ". Existing layers are: [", names, "].");
+  }
+  const int id = layer_nodes_[it->second][0];
+  std::vector<KerasTensor> out;
+  for (size_t i = 0; i < nodes_[id].output_shapes.size(); ++i) out.emplace_back(symbolic()[id], static_cast<int>(i));
   return out;
 }
 

@@ -14,9 +14,11 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "kerascpp/keras_tensor.h"
 #include "kerascpp/layer.h"
 #include "layers/regularizers.h"
 
@@ -25,8 +27,10 @@ namespace kerascpp::models {
 class Functional : public Layer {
  public:
   // class_name: "Functional", "Model" or "Sequential"; config: the inner config; custom: layers the
-  // caller supplies (may be null).
-  Functional(const std::string& class_name, const Json& config, const CustomObjects* custom = nullptr);
+  // caller supplies (may be null); existing: layers already made, by the names the config gives them
+  // (a model built from symbolic tensors shares its layers; may be null).
+  Functional(const std::string& class_name, const Json& config, const CustomObjects* custom = nullptr,
+             const std::map<std::string, LayerPtr>* existing = nullptr);
 
   std::string class_name() const override { return class_name_; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) const override;
@@ -47,6 +51,11 @@ class Functional : public Layer {
     std::vector<std::string> inbound;  // "layer[node][tensor]" of its first call
   };
   std::vector<LayerCall> layer_calls() const;
+  // The graph as symbolic tensors (made at the first request, models/keras_tensor.h): the model's
+  // inputs and outputs, and the outputs of a layer's first call (ValueError naming the layers there are).
+  std::vector<KerasTensor> symbolic_inputs() const;
+  std::vector<KerasTensor> symbolic_outputs() const;
+  std::vector<KerasTensor> symbolic_layer_outputs(const std::string& layer_name) const;
 
  private:
   struct Ref {
@@ -81,6 +90,7 @@ class Functional : public Layer {
 
   std::string class_name_;
   const CustomObjects* custom_ = nullptr;  // only during construction
+  const std::map<std::string, LayerPtr>* existing_ = nullptr;  // only during construction
   std::vector<LayerPtr> layers_;
   std::vector<bool> in_model_layers_;
   std::vector<layers::Regularizer> activity_;  // per layer: its activity_regularizer (usually none)  // false for Sequential's InputLayer
@@ -98,6 +108,10 @@ class Functional : public Layer {
   bool propagated_masks_ = false;
   // Per node: whether Keras's warning that the layer drops a mask was given (once per node).
   std::unique_ptr<std::atomic<bool>[]> mask_dropped_;
+  // Per node, its symbolic call (symbolic_inputs() and the rest), made once.
+  const std::vector<std::shared_ptr<const SymbolicNode>>& symbolic() const;
+  mutable std::once_flag symbolic_once_;
+  mutable std::vector<std::shared_ptr<const SymbolicNode>> symbolic_;
 };
 
 // A layer or a nested model for a canonical {"class_name", "config"} entry.

@@ -4,8 +4,11 @@
 #include <iomanip>
 #include <sstream>
 
+#include "core/naming.h"
+#include "layers/initializers.h"
 #include "layers/rnn/rnn.h"
 #include "models/functional.h"
+#include "models/keras_tensor.h"
 #include "ops/ops.h"
 
 namespace kerascpp {
@@ -25,7 +28,48 @@ Model::Model(LayerPtr graph, Json training_config)
   stateful_ = any(*graph_);
 }
 
+Model::Model(const std::vector<KerasTensor>& inputs, const std::vector<KerasTensor>& outputs, const std::string& name)
+    : Model(models::functional_from_tensors(inputs, outputs, name)) {}
+
 Layer& Model::graph() const { return *graph_; }
+
+LayerRef Model::as_layer() const { return LayerRef(graph_); }
+
+std::vector<KerasTensor> Model::inputs() const { return graph_->symbolic_inputs(); }
+std::vector<KerasTensor> Model::outputs() const { return graph_->symbolic_outputs(); }
+std::vector<KerasTensor> Model::layer_outputs(const std::string& layer_name) const {
+  return graph_->symbolic_layer_outputs(layer_name);
+}
+
+Model Sequential(const std::vector<SequentialEntry>& entries, const std::string& name) {
+  Json config = {{"name", name.empty() ? unique_name("sequential") : name}, {"trainable", true}, {"layers", Json::array()}};
+  std::map<std::string, LayerPtr> existing;
+  std::vector<Layer*> fresh;  // built here: their weights start from their initializers
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const LayerPtr& l = entries[i].layer;
+    KCPP_CHECK(l != nullptr, ValueError, "Sequential model '", config["name"].get<std::string>(), "': entry ", i, " is empty");
+    Json c = l->get_config();
+    if (i == 0 && l->class_name() != "InputLayer") {  // Dense(4, input_shape=(8,)) as the first layer
+      Json shape = c.value("batch_input_shape", Json());
+      if (shape.is_null() && c.contains("input_shape"))
+        shape = Json::array({nullptr}), shape.insert(shape.end(), c["input_shape"].begin(), c["input_shape"].end());
+      KCPP_CHECK(!shape.is_null(), ValueError, "Sequential model '", config["name"].get<std::string>(),
+                 "' has no input: start it with kerascpp::layers::Input(shape), or give its first layer an "
+                 "input_shape (kerascpp builds a Sequential model when it is made)");
+      LayerPtr input = make_layer("InputLayer", {{"batch_shape", shape}, {"dtype", "float32"}, {"name", unique_name("input_layer")}});
+      config["layers"].push_back({{"class_name", "InputLayer"}, {"config", input->get_config()}});
+      existing[input->name()] = input;
+    }
+    if (!l->built()) fresh.push_back(l.get());
+    config["layers"].push_back({{"class_name", l->class_name()}, {"config", std::move(c)}});
+    existing[l->name()] = l;
+  }
+  KCPP_CHECK(!entries.empty(), ValueError, "A Sequential model needs layers");
+  Model m(std::make_shared<models::Functional>("Sequential", config, nullptr, &existing));
+  std::mt19937_64 rng(std::random_device{}());
+  for (Layer* l : fresh) layers::initialize_weights(*l, rng);
+  return m;
+}
 
 const std::string& Model::name() const { return graph_->name(); }
 

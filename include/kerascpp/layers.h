@@ -1,0 +1,33 @@
+// Layer constructors, one per Keras layer class kerascpp supports (include/kerascpp/layer_list.inc),
+// named as in keras.layers and taking Keras's arguments as a config object; the rest take Keras's
+// defaults. A layer made without a name is named as Keras names it (dense, dense_1, ...).
+//
+//   auto x = kerascpp::layers::Input({28, 28, 1});
+//   auto h = kerascpp::layers::Conv2D({{"filters", 8}, {"kernel_size", 3}, {"activation", "relu"}})(x);
+//   auto y = kerascpp::layers::Dense({{"units", 10}, {"activation", "softmax"}})(
+//       kerascpp::layers::Flatten()(h));
+//
+// ValueError naming the class for an argument Keras's layer does not take or a missing required one.
+#pragma once
+
+#include <string>
+
+#include "kerascpp/keras_tensor.h"
+
+namespace kerascpp::layers {
+
+// The layer of Keras class `class_name` from Keras's arguments (keras.layers.<class_name>(**arguments)).
+LayerRef layer(const std::string& class_name, const Json& arguments = Json::object());
+
+// keras.Input: a symbolic input of `shape` (without the batch dimension; -1 for an unknown one).
+// options: "batch_size", "dtype", "name", as Keras's keyword arguments.
+KerasTensor Input(const Shape& shape, const Json& options = Json::object());
+
+#define KCPP_LAYER(name, factory) \
+  inline LayerRef name(const Json& arguments = Json::object()) { return layer(#name, arguments); }
+#define KCPP_OP_NODE(name, factory)
+#include "kerascpp/layer_list.inc"
+#undef KCPP_LAYER
+#undef KCPP_OP_NODE
+
+}  // namespace kerascpp::layers
