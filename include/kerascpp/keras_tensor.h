@@ -15,6 +15,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -44,6 +45,13 @@ class KerasTensor {
   int index_ = 0;
 };
 
+// How a model's inputs or outputs are nested, as Keras keeps and saves them: a list (the default),
+// one tensor (single), or a dict (keys: one per tensor, sorted as Keras flattens dicts).
+struct TensorNest {
+  bool single = false;
+  std::vector<std::string> keys;
+};
+
 // One argument of a call: a tensor, a list of tensors (a merge's inputs, an RNN's initial_state), or
 // a plain value (use_causal_mask=true).
 using CallArgument = std::variant<KerasTensor, std::vector<KerasTensor>, Json>;
@@ -54,6 +62,12 @@ using CallArgument = std::variant<KerasTensor, std::vector<KerasTensor>, Json>;
 // for shapes it cannot take; NotImplementedError for an argument it does not.
 std::vector<KerasTensor> call_layer(const LayerPtr& layer, const std::vector<CallArgument>& args,
                                     const std::map<std::string, CallArgument>& kwargs = {});
+
+// The same with the call in Keras's config form, {"args": [...], "kwargs": {...}}, each tensor as
+// {"class_name": "__keras_tensor__", "config": {"kerascpp_tensor": i}} for tensors[i] (for bindings:
+// any nesting of arguments). seed: for the weights this call creates (else the random device).
+std::vector<KerasTensor> call_layer_json(const LayerPtr& layer, Json call, std::vector<KerasTensor> tensors,
+                                         std::optional<uint64_t> seed = std::nullopt);
 
 // What the layer constructors of kerascpp/layers.h return: the layer, callable on symbolic tensors.
 class LayerRef : public LayerPtr {

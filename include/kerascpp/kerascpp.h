@@ -11,6 +11,7 @@
 #include "kerascpp/callbacks.h"
 #include "kerascpp/dtype.h"
 #include "kerascpp/error.h"
+#include "kerascpp/initializers.h"
 #include "kerascpp/keras_tensor.h"
 #include "kerascpp/layer.h"
 #include "kerascpp/layers.h"

@@ -91,7 +91,7 @@ struct TensorArgument {
   bool positional = true;
 };
 
-class Layer {
+class Layer : public std::enable_shared_from_this<Layer> {
  public:
   // Reads the keys every Keras layer has: name, trainable, dtype.
   explicit Layer(const Json& config);

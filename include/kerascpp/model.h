@@ -107,7 +107,8 @@ class Model {
   // on them (kerascpp/keras_tensor.h). The model shares those layers (their weights) with every other
   // model they are in. ValueError "Graph disconnected" when an output needs a tensor the inputs do not
   // lead to. A name is given as Keras gives it (functional, functional_1, ...) when none is.
-  Model(const std::vector<KerasTensor>& inputs, const std::vector<KerasTensor>& outputs, const std::string& name = "");
+  Model(const std::vector<KerasTensor>& inputs, const std::vector<KerasTensor>& outputs, const std::string& name = "",
+        const TensorNest& input_nest = {}, const TensorNest& output_nest = {});
 
   const std::string& name() const;
   // Runs the model on `inputs` (one tensor per model input, batch on axis 0) in batches of
@@ -200,6 +201,10 @@ class Model {
   std::vector<Tensor> predict_on_batch(const std::vector<Tensor>& x) const { return (*this)(x); }
   // Set by callbacks to end fit() after the current batch / epoch (Keras's model.stop_training).
   bool stop_training = false;
+  // Keras 3's order of the results evaluate() returns as a list: "loss", each output's loss, then the
+  // metrics in compile order (logs themselves are sorted by key, as Keras hands them over). Empty
+  // before compile.
+  std::vector<std::string> metrics_names() const;
   // Keras's compile_config ({} when not compiled), as saved in .keras / .h5.
   Json compile_config() const;
 

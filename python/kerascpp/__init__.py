@@ -11,11 +11,13 @@
 """
 from . import _kerascpp
 from . import _variable  # noqa: F401  (numpy protocol and operators on Variable)
-from . import backend, callbacks, layers, losses, metrics, models, ops, optimizers
-from .layers import Layer
-from .models import Model, load_model, model_from_json
+from . import backend, callbacks, constraints, initializers, layers, losses, metrics, models, ops, optimizers, regularizers, utils
+from ._builder import KerasTensor
+from .layers import Input, Layer
+from .models import Model, Sequential, load_model, model_from_json
 
 Variable = _kerascpp.Variable
 __version__ = "0.1.0"
 
-__all__ = ["backend", "callbacks", "layers", "losses", "metrics", "models", "ops", "optimizers", "Layer", "Model", "Variable", "load_model", "model_from_json"]
+__all__ = ["backend", "callbacks", "constraints", "initializers", "regularizers", "layers", "losses", "metrics", "models", "ops", "optimizers", "utils", "Input",
+           "KerasTensor", "Layer", "Model", "Sequential", "Variable", "load_model", "model_from_json"]

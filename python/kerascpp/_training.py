@@ -151,7 +151,9 @@ class TrainingMixin:
         self._last_logs = logs
         if return_dict:
             return logs
-        values = list(logs.values())
+        # Keras 3's _flatten_metrics_in_order: loss, output losses, metrics in compile order, then the rest.
+        order = [k for k in self._m.metrics_names() if k in logs]
+        values = [logs[k] for k in order] + [logs[k] for k in sorted(logs) if k not in order]
         return values[0] if len(values) == 1 else values
 
     # -- training

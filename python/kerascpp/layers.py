@@ -1,4 +1,5 @@
-"""keras.layers.Layer for custom layers that run inside a kerascpp model.
+"""keras.layers: the built-in layers (one class per layer kerascpp runs, made in _builder.py from
+kerascpp's layer list) and keras.layers.Layer for custom layers that run inside a kerascpp model.
 
 Write a layer the Keras way and pass its class in custom_objects:
 
@@ -23,6 +24,11 @@ import itertools
 import types
 
 import numpy as np
+
+from ._builder import CLASSES as _CLASSES
+from ._builder import Input, NativeLayer  # noqa: F401
+
+globals().update(_CLASSES)  # keras.layers.Dense, Conv2D, LSTM, ...: one class per layer kerascpp runs
 
 _names = itertools.count()
 
@@ -109,48 +115,16 @@ def _add_weight(layer, name, shape, initializer, trainable):
     return var
 
 
-def _fans(shape):
-    if len(shape) < 1:
-        return 1, 1
-    if len(shape) == 1:
-        return shape[0], shape[0]
-    receptive = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
-    return shape[-2] * receptive, shape[-1] * receptive
-
-
 def _initial_value(init, shape):
-    """The initial value for Keras's initializer names (the file's weights overwrite it on load);
-    None leaves the variable zeroed."""
+    """The initial value from a Keras initializer (name, config, object or callable; the file's weights
+    overwrite it on load), computed by kerascpp's initializers as a built-in layer's are."""
+    from . import initializers
+
     if init is None:
         init = "glorot_uniform"
-    if callable(init):
-        return np.asarray(init(shape, dtype="float32"), dtype="float32")
     if isinstance(init, (int, float)):
         return np.full(shape, init, dtype="float32")
-    if isinstance(init, dict):
-        init = init.get("class_name", "")
-    name = str(init).lower().replace("_", "")
-    rng = np.random.default_rng()
-    fan_in, fan_out = _fans(shape)
-    if name in ("zeros", "zero"):
-        return None
-    if name in ("ones", "one"):
-        return np.ones(shape, "float32")
-    if name == "glorotuniform":
-        lim = np.sqrt(6.0 / (fan_in + fan_out))
-        return rng.uniform(-lim, lim, shape).astype("float32")
-    if name == "glorotnormal":
-        return (rng.normal(size=shape) * np.sqrt(2.0 / (fan_in + fan_out))).astype("float32")
-    if name == "heuniform":
-        lim = np.sqrt(6.0 / fan_in)
-        return rng.uniform(-lim, lim, shape).astype("float32")
-    if name == "henormal":
-        return (rng.normal(size=shape) * np.sqrt(2.0 / fan_in)).astype("float32")
-    if name in ("randomnormal", "truncatednormal"):
-        return (rng.normal(size=shape) * 0.05).astype("float32")
-    if name == "randomuniform":
-        return rng.uniform(-0.05, 0.05, shape).astype("float32")
-    return None
+    return np.asarray(initializers.get(init)(shape, dtype="float32"), dtype="float32")
 
 
 def _adopt(instance):

@@ -6,64 +6,33 @@ import warnings
 import numpy as np
 
 from . import _kerascpp
+from ._builder import CLASSES, KerasTensor, NativeLayer, _symbolic, call_symbolic
 from ._training import TrainingMixin
-
-
-class KerasTensor:
-    """What model.inputs / model.outputs hold: a name, a shape (None for unknown) and a dtype."""
-
-    def __init__(self, name, shape, dtype="float32"):
-        self.name, self.shape, self.dtype = name, tuple(shape), dtype
-
-    def __repr__(self):
-        return f"<KerasTensor shape={self.shape}, dtype={self.dtype}, name={self.name}>"
-
-
-class LayerView:
-    """A built-in layer of a model (the model stays alive while a view of it exists)."""
-
-    def __init__(self, layer, owner):
-        self._l, self._owner = layer, owner
-
-    name = property(lambda self: self._l.name)
-    trainable = property(lambda self: self._l.trainable)
-    built = property(lambda self: self._l.built)
-    weights = property(lambda self: self._l.weights)
-    trainable_weights = property(lambda self: self._l.trainable_weights)
-    non_trainable_weights = property(lambda self: self._l.non_trainable_weights)
-
-    @property
-    def layers(self):
-        return [_wrap_layer(l, self._owner) for l in self._l.sublayers()]
-
-    def get_weights(self):
-        return self._l.get_weights()
-
-    def set_weights(self, weights):
-        self._l.set_weights([np.asarray(w, dtype="float32") for w in weights])
-
-    def count_params(self):
-        return self._l.count_params()
-
-    def get_config(self):
-        return json.loads(self._l.get_config_json())
-
-    def compute_output_shape(self, input_shape):
-        many = len(input_shape) > 0 and isinstance(input_shape[0], (tuple, list))
-        out = self._l.compute_output_shape(list(input_shape) if many else [input_shape])
-        return out[0] if len(out) == 1 else out
-
-    @property
-    def class_name(self):
-        return self._l.class_name
-
-    def __repr__(self):
-        return f"<{self._l.class_name} name={self._l.name}>"
 
 
 def _wrap_layer(layer, owner):
     py = _kerascpp.python_instance(layer)  # custom layers: the user's own object
-    return py if py is not None else LayerView(layer, owner)
+    if py is not None:
+        return py
+    return CLASSES.get(layer.class_name, NativeLayer)._of(layer, owner)
+
+
+def _flat(struct, what):
+    """A model's inputs or outputs as (tensors, single, dict keys), as Keras keeps their nesting."""
+    if isinstance(struct, KerasTensor):
+        return [struct], True, []
+    if isinstance(struct, dict):
+        keys = sorted(struct)
+        items = [struct[k] for k in keys]
+    elif isinstance(struct, (list, tuple)):
+        keys, items = [], list(struct)
+    else:
+        raise ValueError(f"All `{what}` values must be KerasTensors. Received: {what}={struct!r}")
+    for t in items:
+        if not isinstance(t, KerasTensor):
+            raise ValueError(f"All `{what}` values must be KerasTensors. Received: {what}={struct!r} including "
+                             f"invalid value {t!r} of type {type(t)}")
+    return items, False, keys
 
 
 def _single(x):
@@ -74,11 +43,22 @@ class Model(TrainingMixin):
     """A Keras model run by kerascpp. predict() and __call__ are safe from many threads; compile,
     fit and evaluate train it natively (python/kerascpp/_training.py)."""
 
-    def __init__(self, _model):
-        if not isinstance(_model, _kerascpp.Model):
-            raise NotImplementedError("kerascpp builds models from Keras files and configs only: use "
-                                      "kerascpp.models.load_model or model_from_json")
-        self._m = _model
+    def __init__(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs and isinstance(args[0], _kerascpp.Model):
+            native = args[0]
+        else:  # keras.Model(inputs, outputs, name=None, trainable=True)
+            names = ["inputs", "outputs", "name", "trainable"]
+            given = dict(zip(names, args), **kwargs)
+            unknown = [k for k in given if k not in names]
+            if unknown or "inputs" not in given or "outputs" not in given:
+                raise TypeError("kerascpp builds a Model from keras.Input tensors and the outputs of layers called "
+                                f"on them: keras.Model(inputs, outputs, name=None). Received: {sorted(given)}")
+            ins, in_single, in_keys = _flat(given["inputs"], "inputs")
+            outs, out_single, out_keys = _flat(given["outputs"], "outputs")
+            native = _kerascpp.functional(ins, outs, given.get("name") or "", in_single, in_keys, out_single, out_keys)
+            if given.get("trainable") is False:
+                native.as_layer().set_trainable(False)
+        self._m = native
         self._optimizer = None
         self._last_logs = None
         self.history = None
@@ -119,6 +99,8 @@ class Model(TrainingMixin):
         return self._outputs(self._m.predict(self._input_list(x), int(batch_size or 32), self._rnn_states()))
 
     def __call__(self, inputs, training=None, mask=None):
+        if _symbolic(inputs):  # a model called on symbolic tensors is a layer of a new model
+            return call_symbolic(self._m.as_layer(), [inputs], {} if mask is None else {"mask": mask})
         # mask: one per input (None for an input without one), as the inputs are given.
         masks = None
         if mask is not None:
@@ -185,11 +167,19 @@ class Model(TrainingMixin):
 
     @property
     def inputs(self):
-        return [KerasTensor(n, s) for n, s in zip(self._m.input_names, self._m.input_shapes)]
+        return list(self._m.inputs())
 
     @property
     def outputs(self):
-        return [KerasTensor(n, s) for n, s in zip(self._m.output_names, self._m.output_shapes)]
+        return list(self._m.outputs())
+
+    @property
+    def trainable(self):
+        return self._m.as_layer().trainable
+
+    @trainable.setter
+    def trainable(self, value):
+        self._m.as_layer().set_trainable(bool(value))
 
     @property
     def input_shape(self):
@@ -232,12 +222,127 @@ class Model(TrainingMixin):
             raise NotImplementedError("load_weights(skip_mismatch=True / by_name=True) is not supported by kerascpp")
         self._m.load_weights(os.fspath(filepath))
 
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """The model of get_config()'s config (Functional, or Sequential when it lists no input layers)."""
+        class_name = "Functional" if "input_layers" in config else "Sequential"
+        return model_from_config({"class_name": class_name, "config": config}, custom_objects)
+
     @property
     def training_config(self):
         return json.loads(self._m.training_config_json())
 
     def __repr__(self):
         return f"<kerascpp.Model name={self.name}, inputs={self._m.input_shapes}, outputs={self._m.output_shapes}>"
+
+
+class Sequential(Model):
+    """keras.Sequential: layers chained in order. The model is built as soon as its input is known (a
+    keras.Input first, a first layer's input_shape, build(input_shape), or the first data it sees);
+    compile() before that waits for it."""
+
+    def __init__(self, layers=None, trainable=True, name=None):
+        self._entries, self._name, self._pending_compile = [], name, None
+        self._m, self._optimizer, self._last_logs, self.history = None, None, None, None
+        self._trainable = trainable
+        for layer in layers or []:
+            self._entries.append(layer)
+        self._rebuild()
+
+    def add(self, layer):
+        self._entries.append(layer)
+        self._rebuild()
+
+    def pop(self):
+        if not [e for e in self._entries if not isinstance(e, KerasTensor)]:
+            raise TypeError("There are no layers in the model.")
+        layer = self._entries.pop()
+        self._rebuild()
+        return layer
+
+    def build(self, input_shape=None):
+        if self._m is None and input_shape is not None:
+            self._rebuild(tuple(input_shape)[1:])
+
+    def _natives(self):
+        out = []
+        for e in self._entries:
+            if isinstance(e, KerasTensor):
+                out.append(e._layer)
+            elif isinstance(e, Model):
+                out.append(e._m.as_layer())
+            elif isinstance(e, NativeLayer):
+                out.append(e._l)
+            else:
+                raise NotImplementedError(f"kerascpp's Sequential takes keras.Input, built-in layers and models; "
+                                          f"received {e!r}")
+        return out
+
+    def _rebuild(self, input_shape=None):
+        natives = self._natives()
+        if not natives:
+            self._m = None
+            return
+        first = self._entries[0]
+        if input_shape is None and not isinstance(first, KerasTensor) and getattr(first, "_input_shape_arg", None):
+            input_shape = first._input_shape_arg
+        if input_shape is None and not isinstance(first, KerasTensor):
+            if self._m is None:
+                return  # built later, from the first data or build()
+            input_shape = self._m.input_shapes[0][1:]
+        if input_shape is not None and not isinstance(first, KerasTensor):
+            natives.insert(0, _kerascpp.input_tensor(list(input_shape), "{}")._layer)
+        self._m = _kerascpp.sequential(natives, self._name or "")
+        self._name = self._m.name
+        if not self._trainable:
+            self._m.as_layer().set_trainable(False)
+        if self._pending_compile is not None:
+            args, kwargs = self._pending_compile
+            self._pending_compile = None
+            self.compile(*args, **kwargs)
+
+    def _built_for(self, x):
+        if self._m is None and x is not None:
+            first = x[0] if isinstance(x, (list, tuple)) else x
+            self._rebuild(tuple(np.shape(first))[1:])
+        if self._m is None:
+            raise ValueError(f"Sequential model '{self.name}' has not been built: give it an input (keras.Input "
+                             "first, or build(input_shape)) or data")
+
+    @property
+    def name(self):
+        return self._m.name if self._m is not None else (self._name or "sequential")
+
+    @property
+    def layers(self):
+        if self._m is None:
+            return [e for e in self._entries if not isinstance(e, KerasTensor)]
+        return super().layers
+
+    def compile(self, *args, **kwargs):
+        if self._m is None:
+            self._pending_compile = (args, kwargs)
+            return
+        super().compile(*args, **kwargs)
+
+    def predict(self, x, *args, **kwargs):
+        self._built_for(x)
+        return super().predict(x, *args, **kwargs)
+
+    def fit(self, x=None, y=None, *args, **kwargs):
+        self._built_for(x)
+        return super().fit(x, y, *args, **kwargs)
+
+    def evaluate(self, x=None, y=None, *args, **kwargs):
+        self._built_for(x)
+        return super().evaluate(x, y, *args, **kwargs)
+
+    def __call__(self, inputs, training=None, mask=None):
+        if not _symbolic(inputs):
+            self._built_for(inputs)
+        elif self._m is None:
+            self._rebuild(tuple(inputs.shape[1:]))
+        return super().__call__(inputs, training=training, mask=mask)
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
@@ -262,6 +367,13 @@ def _compile_from_training_config(model):
     except (ValueError, TypeError, NotImplementedError) as e:
         warnings.warn(f"kerascpp could not compile the loaded model from its training config ({e}). Call "
                       "model.compile() before training.", stacklevel=3)
+
+
+def clone_model(model, input_tensors=None, clone_function=None):
+    """keras.models.clone_model: the same architecture with new weights (from its initializers)."""
+    if input_tensors is not None or clone_function is not None:
+        raise NotImplementedError("clone_model(input_tensors=..., clone_function=...) is not supported by kerascpp")
+    return model_from_config(json.loads(model._m.get_config_json()))
 
 
 def model_from_json(json_string, custom_objects=None):

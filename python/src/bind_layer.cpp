@@ -12,6 +12,7 @@ void bind_layer(nb::module_& m) {
       .def_prop_ro("name", &Layer::name)
       .def_prop_ro("class_name", &Layer::class_name)
       .def_prop_ro("trainable", &Layer::trainable)
+      .def("set_trainable", &Layer::set_trainable)
       .def_prop_ro("built", &Layer::built)
       .def_prop_ro("weights", &Layer::weights)
       .def_prop_ro("trainable_weights", &Layer::trainable_weights)

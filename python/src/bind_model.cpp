@@ -53,6 +53,11 @@ void bind_model(nb::module_& m) {
         return arrays_from(out);
       }, nb::arg("inputs"), nb::arg("masks") = nb::none(), nb::arg("states") = nb::none())
       .def("layers", &Model::layers, nb::rv_policy::reference)
+      .def("metrics_names", &Model::metrics_names)
+      .def("inputs", &Model::inputs)
+      .def("outputs", &Model::outputs)
+      .def("layer_outputs", &Model::layer_outputs)
+      .def("as_layer", [](const Model& self) -> LayerPtr { return self.as_layer(); })
       .def("get_layer", nb::overload_cast<const std::string&>(&Model::get_layer, nb::const_), nb::rv_policy::reference)
       .def("get_layer", nb::overload_cast<int>(&Model::get_layer, nb::const_), nb::rv_policy::reference)
       .def("weights", &Model::weights)

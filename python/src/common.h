@@ -31,6 +31,7 @@ void bind_tensor(nb::module_& m);
 void bind_variable(nb::module_& m);
 void bind_layer(nb::module_& m);
 void bind_model(nb::module_& m);
+void bind_build(nb::module_& m);
 void bind_custom(nb::module_& m);
 void bind_training(nb::module_& m);
 void bind_callbacks(nb::module_& m);

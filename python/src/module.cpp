@@ -10,6 +10,7 @@ NB_MODULE(_kerascpp, m) {
   kcpy::bind_variable(m);
   kcpy::bind_layer(m);
   kcpy::bind_model(m);
+  kcpy::bind_build(m);
   kcpy::bind_custom(m);
   kcpy::bind_training(m);
   kcpy::bind_callbacks(m);

@@ -1,7 +1,9 @@
 // Layer::initialize: the initial values of a layer's weights as Keras gives them (layers/initializers.h).
 #include <map>
 
+#include "kerascpp/initializers.h"
 #include "kerascpp/layer.h"
+#include "layers/constraints.h"
 #include "layers/initializers.h"
 
 namespace kerascpp {
@@ -55,5 +57,18 @@ void initialize_weights(Layer& layer, std::mt19937_64& rng) {
   for (Layer* sub : layer.sublayers()) initialize_weights(*sub, rng);
 }
 }  // namespace layers
+
+Tensor initializers::initial_value(const Json& initializer, const Shape& shape, std::optional<uint64_t> seed) {
+  Tensor value = Tensor::empty(shape);
+  std::mt19937_64 rng(seed ? *seed : std::random_device{}());
+  layers::Initializer::from_config(initializer, "initializer " + initializer.dump()).fill(value, rng);
+  return value;
+}
+
+Tensor constraints::apply(const Json& constraint, const Tensor& weight) {
+  const layers::Constraint c = layers::Constraint::from_config(constraint, "constraint " + constraint.dump());
+  const Tensor w = weight.dtype() == DType::float32 ? weight : weight.astype(DType::float32);
+  return c.active() ? c.apply(w) : w;
+}
 
 }  // namespace kerascpp

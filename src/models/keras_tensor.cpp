@@ -50,8 +50,11 @@ int tensor_index(const Json& t) { return t["config"]["kerascpp_tensor"].get<int>
 
 }  // namespace
 
+}  // namespace models
+
 std::vector<KerasTensor> call_layer_json(const LayerPtr& layer, Json call, std::vector<KerasTensor> tensors,
                                          std::optional<uint64_t> seed) {
+  using namespace models;
   KCPP_CHECK(layer != nullptr, ValueError, "call_layer: no layer");
   const std::string who = "Layer '" + layer->name() + "' (" + layer->class_name() + ")";
   KCPP_CHECK(layer->class_name() != "InputLayer", ValueError, who, " is an input: use Input() for a symbolic input");
@@ -74,6 +77,8 @@ std::vector<KerasTensor> call_layer_json(const LayerPtr& layer, Json call, std::
   for (size_t i = 0; i < node->output_shapes.size(); ++i) out.emplace_back(node, static_cast<int>(i));
   return out;
 }
+
+namespace models {
 
 std::shared_ptr<SymbolicNode> recorded_node(const LayerPtr& layer, Json call, std::vector<KerasTensor> tensors,
                                             std::vector<Shape> output_shapes) {
@@ -254,7 +259,7 @@ std::vector<KerasTensor> call_layer(const LayerPtr& layer, const std::vector<Cal
   Json call = {{"args", Json::array()}, {"kwargs", Json::object()}};
   for (const CallArgument& a : args) call["args"].push_back(models::to_json(a, &tensors));
   for (const auto& [k, a] : kwargs) call["kwargs"][k] = models::to_json(a, &tensors);
-  return models::call_layer_json(layer, std::move(call), std::move(tensors));
+  return call_layer_json(layer, std::move(call), std::move(tensors));
 }
 
 KerasTensor LayerRef::operator()(const KerasTensor& x, const Json& options) const {

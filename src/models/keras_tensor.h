@@ -21,22 +21,12 @@ struct SymbolicNode {
   int sequence = 0;  // the order of the layer's calls (Keras's layer._inbound_nodes)
 };
 
-// A call in SymbolicNode::call's form on `tensors`. seed: for the weights this call creates (from the
-// random device when absent).
-std::vector<KerasTensor> call_layer_json(const LayerPtr& layer, Json call, std::vector<KerasTensor> tensors,
-                                         std::optional<uint64_t> seed = std::nullopt);
 // The node of an InputLayer (its one output).
 KerasTensor input_tensor(const LayerPtr& input_layer);
 // A node made from a loaded graph's call (Functional::symbolic_outputs).
 std::shared_ptr<SymbolicNode> recorded_node(const LayerPtr& layer, Json call, std::vector<KerasTensor> tensors,
                                             std::vector<Shape> output_shapes);
 
-// How a model's inputs or outputs are nested, as Keras keeps and saves them: one tensor, a list, or a
-// dict (keys, sorted, one per tensor).
-struct TensorNest {
-  bool single = false;
-  std::vector<std::string> keys;
-};
 // keras.Model(inputs, outputs, name): the graph from the inputs to the outputs as a Functional model
 // over the same layers (shared, not copied). ValueError "Graph disconnected" when an output needs a
 // tensor the inputs do not lead to.

@@ -28,8 +28,9 @@ Model::Model(LayerPtr graph, Json training_config)
   stateful_ = any(*graph_);
 }
 
-Model::Model(const std::vector<KerasTensor>& inputs, const std::vector<KerasTensor>& outputs, const std::string& name)
-    : Model(models::functional_from_tensors(inputs, outputs, name)) {}
+Model::Model(const std::vector<KerasTensor>& inputs, const std::vector<KerasTensor>& outputs, const std::string& name,
+             const TensorNest& input_nest, const TensorNest& output_nest)
+    : Model(models::functional_from_tensors(inputs, outputs, name, input_nest, output_nest)) {}
 
 Layer& Model::graph() const { return *graph_; }
 

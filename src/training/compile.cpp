@@ -129,4 +129,12 @@ optimizers::OptimizerPtr Model::optimizer() const { return compiled_ ? compiled_
 
 Json Model::compile_config() const { return compiled_ ? compiled_->config : Json::object(); }
 
+std::vector<std::string> Model::metrics_names() const {
+  if (!compiled_) return {};
+  std::vector<std::string> out = {"loss"};
+  for (const auto& t : compiled_->output_loss_trackers) out.push_back(t.name());
+  for (const auto& names : compiled_->metric_names) out.insert(out.end(), names.begin(), names.end());
+  return out;
+}
+
 }  // namespace kerascpp

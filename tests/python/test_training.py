@@ -73,6 +73,16 @@ def test_history_keys_with_metrics_and_validation_data():
     assert history.history["loss"][1] < history.history["loss"][0]
 
 
+def test_evaluate_lists_loss_then_metrics_in_compile_order():
+    # Keras 3's _flatten_metrics_in_order, though the logs themselves are sorted by key.
+    x, y = data()
+    model = fresh()
+    model.compile(optimizer="sgd", loss="mse", metrics=["mse", "accuracy"])
+    d = model.evaluate(x, y, verbose=0, return_dict=True)
+    assert list(d) == ["accuracy", "loss", "mse"]
+    assert model.evaluate(x, y, verbose=0) == [d["loss"], d["mse"], d["accuracy"]]
+
+
 def test_evaluate_and_batch_return_forms():
     x, y = data()
     model = fresh()

@@ -1,0 +1,261 @@
+"""The built-in layers of keras.layers over kerascpp's engine: one class per class of kerascpp's layer
+list, made from Keras's arguments (positional order, required ones and defaults from
+_keras_arguments.py, which scripts/make_keras_arguments.py writes from real Keras), callable on
+symbolic tensors (keras.Input) to build models, and on arrays."""
+import copy
+import json
+
+import numpy as np
+
+from . import _kerascpp
+from ._keras_arguments import LAYERS
+
+KerasTensor = _kerascpp.KerasTensor
+
+# Keyword arguments every Keras layer takes besides its own (keras/src/layers/layer.py).
+_COMMON = {"name", "trainable", "dtype", "autocast", "input_dim", "input_shape", "batch_input_shape",
+           "batch_size", "activity_regularizer"}
+_random = {"generator": None}  # keras.utils.set_random_seed's generator (None: the random device)
+
+
+def set_random_seed(seed):
+    _random["generator"] = np.random.default_rng(int(seed))
+
+
+def _next_seed():
+    g = _random["generator"]
+    return None if g is None else int(g.integers(0, 2**63 - 1))
+
+
+def _dtype_policy(name):
+    return {"module": "keras", "class_name": "DTypePolicy", "config": {"name": name}, "registered_name": None}
+
+
+def _jsonable(v):
+    """A layer argument as its config value: Keras objects by their config, tuples as lists."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(e) for e in v]
+    if isinstance(v, dict):
+        return {str(k): _jsonable(e) for k, e in v.items()}
+    if isinstance(v, NativeLayer):
+        return {"module": "keras.layers", "class_name": v.class_name, "config": v.get_config(), "registered_name": None}
+    if hasattr(v, "get_config"):  # initializers, regularizers, constraints
+        return {"module": getattr(v, "_keras_module", "keras"), "class_name": type(v).__name__,
+                "config": _jsonable(v.get_config()), "registered_name": None}
+    if callable(v) and hasattr(v, "__name__"):  # an activation function
+        return v.__name__
+    raise TypeError(f"kerascpp cannot use {v!r} as a layer argument")
+
+
+def _like(value, default):
+    """A scalar given where Keras keeps a tuple (kernel_size=3 -> [3, 3]; padding=(1, 2) -> [[1, 1], [2, 2]])."""
+    if isinstance(default, list) and default and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return [_like(value, d) for d in default]
+    if isinstance(default, list) and isinstance(value, list) and len(value) == len(default):
+        return [_like(v, d) for v, d in zip(value, default)]
+    return value
+
+
+# Arguments whose default Keras takes from another argument (_keras_arguments.py's "derived"): pooling
+# strides are the pool_size, MultiHeadAttention's value_dim its key_dim. Others (Bidirectional's
+# backward_layer, made from its layer) are left to the layer.
+DERIVED = {"strides": "pool_size", "value_dim": "key_dim"}
+
+
+def layer_config(class_name, args, kwargs):
+    """keras.layers.<class_name>(*args, **kwargs) as the layer's config, with Keras's errors."""
+    if kwargs.get("weights") is not None:
+        raise NotImplementedError(f"{class_name}(weights=...) is not supported by kerascpp: call set_weights() "
+                                  "once the layer is built")
+    kwargs = {k: v for k, v in kwargs.items() if k != "weights"}
+    spec = LAYERS[class_name]
+    names = spec["arguments"]
+    if len(args) > len(names):
+        raise TypeError(f"{class_name}.__init__() takes {len(names)} positional arguments but {len(args)} were given")
+    given = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k in given:
+            raise TypeError(f"{class_name}.__init__() got multiple values for argument '{k}'")
+        given[k] = v
+    missing = [r for r in spec["required"] if r not in given]
+    if missing:
+        raise TypeError(f"{class_name}.__init__() missing {len(missing)} required positional argument(s): "
+                        + ", ".join(repr(m) for m in missing))
+    unknown = {k: v for k, v in given.items() if k not in names and k not in _COMMON}
+    if unknown:
+        raise ValueError(f"Unrecognized keyword arguments passed to {class_name}: {unknown}")
+    config = copy.deepcopy(spec["defaults"])
+    for k in spec["derived"]:
+        config.pop(k, None)
+    forms = spec["forms"]
+    for k, v in given.items():
+        if k not in names and k in ("input_shape", "batch_input_shape", "batch_size", "input_dim", "autocast"):
+            continue  # Keras keeps these out of the config (an input shape goes to the model's input)
+        if isinstance(v, (str, dict)) and k.endswith(("_initializer", "_regularizer", "_constraint")):
+            v = _family(k).get(v)  # Keras saves the object ("he_normal" -> HeNormal's config)
+        v = _jsonable(v)
+        if k == "dtype" and isinstance(v, str):
+            v = _dtype_policy(v)
+        elif k.endswith("activation") and v is None:
+            v = "linear"
+        elif k in config or k in forms:
+            v = _like(v, config.get(k, forms.get(k)))
+        config[k] = v
+    for k in spec["derived"]:
+        if k not in config and DERIVED.get(k) in config:
+            config[k] = copy.deepcopy(config[DERIVED[k]])
+    return config
+
+
+def _family(key):
+    from . import constraints, initializers, regularizers
+    return {"initializer": initializers, "regularizer": regularizers, "constraint": constraints}[key.rsplit("_", 1)[1]]
+
+
+def _symbolic(value):
+    return isinstance(value, KerasTensor) or (
+        isinstance(value, (list, tuple, dict)) and any(_symbolic(v) for v in (value.values() if isinstance(value, dict) else value)))
+
+
+def call_symbolic(native, args, kwargs):
+    """native(*args, **kwargs) on symbolic tensors: the outputs (one, or a list)."""
+    tensors = []
+
+    def convert(v):
+        if isinstance(v, KerasTensor):
+            tensors.append(v)
+            return {"class_name": "__keras_tensor__", "config": {"kerascpp_tensor": len(tensors) - 1}}
+        if isinstance(v, (list, tuple)):
+            return [convert(e) for e in v]
+        if isinstance(v, dict):
+            return {str(k): convert(e) for k, e in v.items()}
+        return _jsonable(v)
+
+    call = {"args": [convert(a) for a in args], "kwargs": {k: convert(v) for k, v in kwargs.items()}}
+    out = _kerascpp.call_layer(native, json.dumps(call), tensors, _next_seed())
+    return out[0] if len(out) == 1 else list(out)
+
+
+def call_eager(layer, args, kwargs):
+    """layer(x) on arrays: the layer run once on them (through a one-layer model, as Keras builds it)."""
+    from .models import Model
+
+    if len(args) != 1 or kwargs:
+        raise NotImplementedError(f"kerascpp calls layer '{layer.name}' on arrays with one input and no options; "
+                                  "build a model (keras.Input and keras.Model) for more")
+    xs = args[0]
+    many = isinstance(xs, (list, tuple))
+    arrays = [np.asarray(a, dtype="float32") for a in (xs if many else [xs])]
+    inputs = [_kerascpp.input_tensor(list(a.shape[1:]), json.dumps({"batch_size": None})) for a in arrays]
+    out = call_symbolic(layer._l, [inputs if many else inputs[0]], {})
+    return Model(inputs=inputs, outputs=out).predict(arrays if many else arrays[0], verbose=0)
+
+
+class NativeLayer:
+    """A kerascpp layer: one made here (keras.layers.Dense(4)), or one of a model (model.layers)."""
+
+    _class_name = None
+
+    def __init__(self, *args, **kwargs):
+        self._input_shape_arg = kwargs.get("input_shape")
+        if kwargs.get("batch_input_shape") is not None:
+            self._input_shape_arg = tuple(kwargs["batch_input_shape"][1:])
+        config = layer_config(self._class_name, args, kwargs)
+        self._l = _kerascpp.make_layer(self._class_name, json.dumps(config))
+        self._owner = None
+
+    @classmethod
+    def _of(cls, native, owner):
+        obj = object.__new__(cls)
+        obj._l, obj._owner, obj._input_shape_arg = native, owner, None
+        return obj
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    name = property(lambda self: self._l.name)
+    built = property(lambda self: self._l.built)
+    class_name = property(lambda self: self._l.class_name)
+    weights = property(lambda self: self._l.weights)
+    variables = weights
+    trainable_weights = property(lambda self: self._l.trainable_weights)
+    non_trainable_weights = property(lambda self: self._l.non_trainable_weights)
+
+    @property
+    def trainable(self):
+        return self._l.trainable
+
+    @trainable.setter
+    def trainable(self, value):
+        self._l.set_trainable(bool(value))
+
+    @property
+    def layers(self):
+        from .models import _wrap_layer
+        return [_wrap_layer(l, self._owner) for l in self._l.sublayers()]
+
+    def __call__(self, *args, **kwargs):
+        if _symbolic(list(args)) or _symbolic(kwargs):
+            return call_symbolic(self._l, args, kwargs)
+        return call_eager(self, args, kwargs)
+
+    @property
+    def output(self):
+        if self._owner is None:
+            raise AttributeError(f"Layer '{self.name}' is not part of a model: it has no output to read")
+        out = self._owner._m.layer_outputs(self.name)
+        return out[0] if len(out) == 1 else list(out)
+
+    def get_weights(self):
+        return self._l.get_weights()
+
+    def set_weights(self, weights):
+        self._l.set_weights([np.asarray(w, dtype="float32") for w in weights])
+
+    def count_params(self):
+        return self._l.count_params()
+
+    def get_config(self):
+        return json.loads(self._l.get_config_json())
+
+    def compute_output_shape(self, input_shape):
+        many = len(input_shape) > 0 and isinstance(input_shape[0], (tuple, list))
+        out = self._l.compute_output_shape(list(input_shape) if many else [input_shape])
+        return out[0] if len(out) == 1 else out
+
+    def __repr__(self):
+        return f"<{self.class_name} name={self.name}, built={self.built}>"
+
+
+def _make_class(name):
+    return type(name, (NativeLayer,), {"_class_name": name, "__module__": "kerascpp.layers",
+                                       "__doc__": f"keras.layers.{name}, run by kerascpp."})
+
+
+CLASSES = {name: _make_class(name) for name in LAYERS}
+
+
+def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None, name=None, tensor=None,
+          optional=False):
+    """keras.Input: a symbolic input."""
+    if tensor is not None:
+        raise NotImplementedError("keras.Input(tensor=...) is not supported by kerascpp")
+    if sparse:
+        raise NotImplementedError("keras.Input(sparse=True) is not supported by kerascpp")
+    if shape is None and batch_shape is None:
+        raise ValueError("You must pass a `shape` argument.")
+    if batch_shape is not None:
+        batch_size, shape = batch_shape[0], batch_shape[1:]
+    options = {"batch_size": batch_size, "optional": bool(optional)}
+    if name is not None:
+        options["name"] = name
+    if dtype is not None:
+        options["dtype"] = str(np.dtype(dtype)) if not isinstance(dtype, str) else dtype
+    return _kerascpp.input_tensor([None if d is None else int(d) for d in shape], json.dumps(options))
