@@ -2,7 +2,8 @@
 # The installed C++ package, as a project outside the tree uses it: `cmake --install` into a fresh
 # prefix, every public header compiled alone against that prefix only (no internal header may leak),
 # examples/train_and_save built with find_package(kerascpp) and with pkg-config, and both binaries run
-# on the seed model.
+# on the seed model; examples/build_and_train builds, trains and saves a model in code, which real Keras
+# (the project's .venv, when there is one) loads and predicts the same.
 # Usage: install_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -32,3 +33,11 @@ c++ -O1 "$src/examples/train_and_save/main.cpp" -o "$work/train_and_save_pc" $fl
 "$work/train_and_save_pc" "$model" "$work/trained_pc.keras" | tail -1
 "$prefix/bin/kerascpp" info "$work/trained_pc.keras" >/dev/null
 echo "ok: the installed CLI reads what the example saved"
+
+cmake -S "$src/examples/build_and_train" -B "$work/build_example" -DCMAKE_PREFIX_PATH="$prefix" \
+      -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$work/build_example" >/dev/null
+"$work/build_example/build_and_train" "$work/built.keras" "$work/built_predictions.txt" | tail -2
+if [ -x "$src/.venv/bin/python" ]; then
+  "$src/.venv/bin/python" "$src/tests/install/keras_predicts_same.py" "$work/built.keras" "$work/built_predictions.txt"
+fi
