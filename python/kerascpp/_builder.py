@@ -8,6 +8,7 @@ import json
 import numpy as np
 
 from . import _kerascpp
+from ._json import kwargs_of
 from ._keras_arguments import LAYERS
 
 KerasTensor = _kerascpp.KerasTensor
@@ -76,13 +77,7 @@ def layer_config(class_name, args, kwargs):
     kwargs = {k: v for k, v in kwargs.items() if k != "weights"}
     spec = LAYERS[class_name]
     names = spec["arguments"]
-    if len(args) > len(names):
-        raise TypeError(f"{class_name}.__init__() takes {len(names)} positional arguments but {len(args)} were given")
-    given = dict(zip(names, args))
-    for k, v in kwargs.items():
-        if k in given:
-            raise TypeError(f"{class_name}.__init__() got multiple values for argument '{k}'")
-        given[k] = v
+    given = kwargs_of(names, args, kwargs, f"{class_name}.__init__")
     missing = [r for r in spec["required"] if r not in given]
     if missing:
         raise TypeError(f"{class_name}.__init__() missing {len(missing)} required positional argument(s): "

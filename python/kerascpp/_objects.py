@@ -7,6 +7,7 @@ import json
 import numpy as np
 
 from . import _kerascpp
+from ._json import kwargs_of
 from ._keras_arguments import OBJECTS
 
 
@@ -17,16 +18,11 @@ class KerasObject:
     def __init__(self, *args, **kwargs):
         spec = OBJECTS[self._family]["classes"][type(self).__name__]
         names = spec["arguments"]
-        if len(args) > len(names):
-            raise TypeError(f"{type(self).__name__}() takes {len(names)} arguments but {len(args)} were given")
-        config = dict(spec["defaults"])
-        given = dict(zip(names, args))
-        for k, v in kwargs.items():
+        given = kwargs_of(names, args, kwargs, f"{type(self).__name__}.__init__")
+        for k in given:
             if k not in names:
                 raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument '{k}'")
-            if k in given:
-                raise TypeError(f"{type(self).__name__}.__init__() got multiple values for argument '{k}'")
-            given[k] = v
+        config = dict(spec["defaults"])
         for k, v in given.items():
             config[k] = list(v) if isinstance(v, tuple) else (v.item() if isinstance(v, np.generic) else v)
         self._config = config
@@ -78,7 +74,8 @@ class Constraint(KerasObject):
 
 
 def make_family(base):
-    """The classes of one family, and its get() (Keras's identifier rules)."""
+    """The names of one family's module: its classes, their snake_case aliases (keras.regularizers.l2,
+    keras.initializers.he_normal), and get / serialize / deserialize (Keras's identifier rules)."""
     table = OBJECTS[base._family]
     classes = {name: type(name, (base,), {"__module__": base._keras_module}) for name in table["classes"]}
 
@@ -96,4 +93,10 @@ def make_family(base):
                 return cls()
         raise ValueError(f"Could not interpret {base._family[:-1]} identifier: {identifier}")
 
-    return classes, get
+    def serialize(obj):
+        return {"module": obj._keras_module, "class_name": type(obj).__name__, "config": obj.get_config(),
+                "registered_name": None}
+
+    names = dict(classes, get=get, serialize=serialize, deserialize=get)
+    names.update({alias: classes[name] for alias, name in table["aliases"].items()})
+    return names

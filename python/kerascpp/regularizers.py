@@ -1,17 +1,5 @@
-"""keras.regularizers: Keras 3's classes with their arguments and defaults (made in _objects.py), and get()."""
-from ._keras_arguments import OBJECTS
+"""keras.regularizers: Keras 3's classes with their arguments, defaults and snake_case aliases, get(),
+serialize() and deserialize() (made in _objects.py from Keras's own table)."""
 from ._objects import Regularizer, make_family
 
-_classes, get = make_family(Regularizer)
-globals().update(_classes)
-# Keras's snake_case names of the classes (keras.regularizers.l2(0.01), keras.initializers.he_normal())
-globals().update({alias: _classes[name] for alias, name in OBJECTS["regularizers"]["aliases"].items()})
-
-
-def serialize(obj):
-    return {"module": obj._keras_module, "class_name": type(obj).__name__, "config": obj.get_config(),
-            "registered_name": None}
-
-
-def deserialize(config):
-    return get(config)
+globals().update(make_family(Regularizer))

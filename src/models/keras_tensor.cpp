@@ -262,22 +262,22 @@ std::vector<KerasTensor> call_layer(const LayerPtr& layer, const std::vector<Cal
   return call_layer_json(layer, std::move(call), std::move(tensors));
 }
 
-KerasTensor LayerRef::operator()(const KerasTensor& x, const Json& options) const {
+namespace {
+// layer(argument, **options) with one output.
+KerasTensor call_one(const LayerPtr& layer, const CallArgument& argument, const Json& options) {
   std::map<std::string, CallArgument> kwargs;
   for (const auto& [k, v] : options.items()) kwargs[k] = v;
-  std::vector<KerasTensor> out = call_layer(*this, {x}, kwargs);
-  KCPP_CHECK(out.size() == 1, ValueError, "Layer '", (*this)->name(), "' gives ", out.size(),
+  std::vector<KerasTensor> out = call_layer(layer, {argument}, kwargs);
+  KCPP_CHECK(out.size() == 1, ValueError, "Layer '", layer->name(), "' gives ", out.size(),
              " outputs here: call it with kerascpp::call_layer to get them all");
   return out[0];
 }
+}  // namespace
+
+KerasTensor LayerRef::operator()(const KerasTensor& x, const Json& options) const { return call_one(*this, x, options); }
 
 KerasTensor LayerRef::operator()(const std::vector<KerasTensor>& xs, const Json& options) const {
-  std::map<std::string, CallArgument> kwargs;
-  for (const auto& [k, v] : options.items()) kwargs[k] = v;
-  std::vector<KerasTensor> out = call_layer(*this, {xs}, kwargs);
-  KCPP_CHECK(out.size() == 1, ValueError, "Layer '", (*this)->name(), "' gives ", out.size(),
-             " outputs here: call it with kerascpp::call_layer to get them all");
-  return out[0];
+  return call_one(*this, xs, options);
 }
 
 }  // namespace kerascpp
