@@ -94,6 +94,14 @@ enum class FileForm {
 FileForm file_form_for(const std::string& path, bool weights);
 // "keras", "h5", "weights.h5", "weights-only.h5": for messages and display names.
 const char* file_form_name(FileForm form);
+// model.load_weights(..., by_name=True, skip_mismatch=True) for the legacy .h5 forms (transfer learning):
+// by_name loads each saved layer into the model's layer of its name and leaves the others as they are;
+// skip_mismatch (with by_name) skips a layer whose weight count differs, or a weight whose shape does,
+// with Keras's warning, instead of failing.
+struct LoadWeightsOptions {
+  bool by_name = false;
+  bool skip_mismatch = false;
+};
 struct SaveOptions {
   KerasDialect dialect = KerasDialect::keras3;
 };
@@ -166,7 +174,7 @@ class Model {
   std::string summary() const;
 
   // Loads weights from a Keras weights file (.weights.h5, legacy .h5 weights-only or full model).
-  void load_weights(const std::string& path);
+  void load_weights(const std::string& path, const LoadWeightsOptions& options = {});
   // The same from a file's bytes (any weights form, or a .keras / .h5 model's weights).
   void load_weights_from_memory(const void* data, size_t size, const std::string& display_name = "<memory>");
 

@@ -218,9 +218,8 @@ class Model(TrainingMixin):
         self._m.save_weights(os.fspath(filepath), keras2)
 
     def load_weights(self, filepath, skip_mismatch=False, by_name=False, **kwargs):
-        if skip_mismatch or by_name:
-            raise NotImplementedError("load_weights(skip_mismatch=True / by_name=True) is not supported by kerascpp")
-        self._m.load_weights(os.fspath(filepath))
+        """Any Keras weights file; by_name / skip_mismatch (legacy .h5) as Keras 2's, for transfer learning."""
+        self._m.load_weights(os.fspath(filepath), bool(by_name), bool(skip_mismatch))
 
     @classmethod
     def from_config(cls, config, custom_objects=None):

@@ -89,10 +89,10 @@ void bind_model(nb::module_& m) {
         nb::gil_scoped_release release;
         self.save_weights(path, save_options(keras2));
       }, nb::arg("path"), nb::arg("keras2") = false)
-      .def("load_weights", [](Model& self, const std::string& path) {
-        nb::gil_scoped_release release;
-        self.load_weights(path);
-      });
+      .def("load_weights", [](Model& self, const std::string& path, bool by_name, bool skip_mismatch) {
+        nb::gil_scoped_release release;  // warnings take the GIL back (bind_errors.cpp)
+        self.load_weights(path, LoadWeightsOptions{by_name, skip_mismatch});
+      }, nb::arg("path"), nb::arg("by_name") = false, nb::arg("skip_mismatch") = false);
 
   m.def("load_model", [](const std::string& path, bool compile, nb::handle custom_objects) {
     LoadOptions options;

@@ -167,11 +167,13 @@ void load_weights_from_zip(Model& m, const io::ZipArchive& zip, const std::strin
 }
 // A weights-only .h5 keeps layer_names at its root, a full model under model_weights; anything else
 // is the Keras 3 tree.
-void load_weights_from_h5(Model& m, const io::H5File& file) {
+void load_weights_from_h5(Model& m, const io::H5File& file, const LoadWeightsOptions& options = {}) {
   io::H5Group root = file.root();
-  if (root.has_attr("layer_names")) return io::load_legacy_weights(m, root);
+  if (root.has_attr("layer_names")) return io::load_legacy_weights(m, root, options);
   if (root.is_group("model_weights") && root.group("model_weights").has_attr("layer_names"))
-    return io::load_legacy_weights(m, root.group("model_weights"));
+    return io::load_legacy_weights(m, root.group("model_weights"), options);
+  KCPP_CHECK(!options.by_name && !options.skip_mismatch, NotImplementedError, "load_weights(by_name / skip_mismatch) "
+             "reads the legacy .h5 forms; ", file.name(), " holds the Keras 3 weights tree");
   io::load_keras3_weights(m, root);
 }
 }  // namespace
@@ -186,11 +188,13 @@ void Model::load_weights_from_memory(const void* data, size_t size, const std::s
   unknown_form(name);
 }
 
-void Model::load_weights(const std::string& path) {
+void Model::load_weights(const std::string& path, const LoadWeightsOptions& options) {
   Form form = sniff_file(path);
+  KCPP_CHECK(form != Form::zip || (!options.by_name && !options.skip_mismatch), NotImplementedError,
+             "load_weights(by_name / skip_mismatch) reads the legacy .h5 forms; ", path, " is a .keras archive");
   if (form == Form::zip) return load_weights_from_zip(*this, io::ZipArchive::open(path), path);
   if (form != Form::hdf5) unknown_form(path);
-  load_weights_from_h5(*this, io::H5File::open(path));
+  load_weights_from_h5(*this, io::H5File::open(path), options);
 }
 
 void clear_session() { reset_automatic_names(); }

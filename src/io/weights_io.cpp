@@ -3,6 +3,7 @@
 #include <map>
 
 #include "core/naming.h"
+#include "kerascpp/warnings.h"
 #include "models/functional.h"
 
 namespace kerascpp::io {
@@ -19,52 +20,87 @@ void read_variable(Variable& v, const H5Dataset& ds) {
   }
 }
 
-void load_legacy_weights(Model& model, const H5Group& g) {
+namespace {
+// One model layer's share of a legacy file: its variables, the datasets (or the values converted from
+// another layout, CuDNNLSTM) that go into them.
+struct Planned {
+  std::vector<VariablePtr> vars;
+  std::vector<H5Dataset> ds;
+  std::vector<Tensor> converted;
+};
+
+// Plans layer #k from the saved layer group; with skip_mismatch, a mismatch warns as Keras does and
+// the layer (count) or the weight (shape) is left as it is.
+Planned plan_layer(Layer& layer, size_t k, const std::string& saved_name, const H5Group& lg, bool skip_mismatch) {
+  const std::string file = lg.file_name();
+  auto names = lg.attr_strings_split("weight_names");
+  Planned p;
+  p.vars = layer.legacy_weights();
+  if (names.size() != p.vars.size() && skip_mismatch) {
+    warn(kerascpp::detail::concat("Skipping loading of weights for layer #", k, " (named ", layer.name(),
+                        ") due to mismatch in number of weights. Layer expects ", p.vars.size(),
+                        " weight(s). Received ", names.size(), " saved weight(s)"));
+    return {};
+  }
+  KCPP_CHECK(names.size() == p.vars.size(), ValueError, "Weight count mismatch for layer #", k, " (named '",
+             layer.name(), "' in the current model, '", saved_name, "' in the save file ", file, "). Layer expects ",
+             p.vars.size(), " weight(s). Received ", names.size(), " saved weight(s)");
+  for (size_t i = 0; i < names.size(); ++i) p.ds.push_back(lg.dataset(names[i]));
+  bool same_layout = true;
+  for (size_t i = 0; i < names.size() && same_layout; ++i) same_layout = p.ds[i].shape() == p.vars[i]->shape();
+  if (!same_layout && !skip_mismatch) {  // a layer stored in another layout (CuDNNLSTM) is read and converted now
+    std::vector<Tensor> saved;
+    for (const H5Dataset& d : p.ds) saved.push_back(d.read());
+    p.converted = layer.from_legacy_layout(std::move(saved));
+    KCPP_CHECK(p.converted.size() == names.size(), ValueError, "Layer '", layer.name(), "' cannot read the ",
+               names.size(), " weights of '", saved_name, "' in ", file);
+  }
+  Planned kept;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const Shape got = p.converted.empty() ? p.ds[i].shape() : p.converted[i].shape();
+    if (got != p.vars[i]->shape() && skip_mismatch) {
+      warn(kerascpp::detail::concat("Skipping loading weights for layer #", k, " (named ", layer.name(),
+                          ") due to mismatch in shape for weight ", p.vars[i]->path(), ". Weight expects shape ",
+                          shape_str(p.vars[i]->shape()), ". Received saved weight with shape ", shape_str(got)));
+      continue;
+    }
+    KCPP_CHECK(got == p.vars[i]->shape(), ValueError, "Shape mismatch in layer #", k, " (named '", layer.name(),
+               "') for weight '", p.vars[i]->path(), "': the model expects ", shape_str(p.vars[i]->shape()), ", but \"",
+               p.ds[i].path(), "\" in ", file, " has shape ", shape_str(p.ds[i].shape()));
+    kept.vars.push_back(p.vars[i]);
+    kept.ds.push_back(p.ds[i]);
+    if (!p.converted.empty()) kept.converted.push_back(p.converted[i]);
+  }
+  return kept;
+}
+}  // namespace
+
+void load_legacy_weights(Model& model, const H5Group& g, const LoadWeightsOptions& options) {
   const std::string file = g.file_name();
-  // Layers with weights on both sides are paired in order, as Keras's load_weights does.
+  KCPP_CHECK(options.by_name || !options.skip_mismatch, ValueError,
+             "When calling model.load_weights, skip_mismatch can only be set to True when by_name is True.");
   std::vector<std::pair<std::string, H5Group>> saved;
   for (const std::string& name : g.attr_strings_split("layer_names")) {
     H5Group lg = g.group(name);  // ValueError naming the file and path when missing
-    if (!lg.attr_strings_split("weight_names").empty()) saved.emplace_back(name, lg);
+    if (options.by_name || !lg.attr_strings_split("weight_names").empty()) saved.emplace_back(name, lg);
   }
-  std::vector<Layer*> layers;
-  for (Layer* l : model.layers())
-    if (!l->legacy_weights().empty()) layers.push_back(l);
-  KCPP_CHECK(layers.size() == saved.size(), ValueError, "Layer count mismatch when loading weights from file ", file,
-             ". Model expected ", layers.size(), " layers with weights, found ", saved.size(), " saved layers.");
   // Check every layer before reading any, so that a bad file changes nothing.
-  struct Planned {
-    std::vector<VariablePtr> vars;
-    std::vector<H5Dataset> ds;
-    std::vector<Tensor> converted;
-  };
   std::vector<Planned> plan;
-  for (size_t k = 0; k < layers.size(); ++k) {
-    const auto& [saved_name, lg] = saved[k];
-    auto names = lg.attr_strings_split("weight_names");
-    auto vars = layers[k]->legacy_weights();
-    KCPP_CHECK(names.size() == vars.size(), ValueError, "Weight count mismatch for layer #", k, " (named '",
-               layers[k]->name(), "' in the current model, '", saved_name, "' in the save file ", file, "). Layer expects ",
-               vars.size(), " weight(s). Received ", names.size(), " saved weight(s)");
-    std::vector<H5Dataset> ds;
-    for (size_t i = 0; i < names.size(); ++i) ds.push_back(lg.dataset(names[i]));
-    std::vector<Tensor> converted;  // a layer stored in another layout (CuDNNLSTM) is read and converted now
-    bool same_layout = true;
-    for (size_t i = 0; i < names.size() && same_layout; ++i) same_layout = ds[i].shape() == vars[i]->shape();
-    if (!same_layout) {
-      std::vector<Tensor> saved;
-      for (const H5Dataset& d : ds) saved.push_back(d.read());
-      converted = layers[k]->from_legacy_layout(std::move(saved));
-      KCPP_CHECK(converted.size() == names.size(), ValueError, "Layer '", layers[k]->name(), "' cannot read the ",
-                 names.size(), " weights of '", saved_name, "' in ", file);
+  if (options.by_name) {  // each saved layer into the model's layer of its name; others are left alone
+    std::map<std::string, std::pair<size_t, Layer*>> by_name;
+    const std::vector<Layer*> layers = model.layers();
+    for (size_t k = 0; k < layers.size(); ++k) by_name[layers[k]->name()] = {k, layers[k]};
+    for (const auto& [name, lg] : saved) {
+      auto it = by_name.find(name);
+      if (it != by_name.end()) plan.push_back(plan_layer(*it->second.second, it->second.first, name, lg, options.skip_mismatch));
     }
-    for (size_t i = 0; i < names.size(); ++i) {
-      const Shape got = same_layout ? ds[i].shape() : converted[i].shape();
-      KCPP_CHECK(got == vars[i]->shape(), ValueError, "Shape mismatch in layer #", k, " (named '",
-                 layers[k]->name(), "') for weight '", vars[i]->path(), "': the model expects ", shape_str(vars[i]->shape()),
-                 ", but \"", ds[i].path(), "\" in ", file, " has shape ", shape_str(ds[i].shape()));
-    }
-    plan.push_back({std::move(vars), std::move(ds), std::move(converted)});
+  } else {  // layers with weights on both sides, paired in order, as Keras's load_weights does
+    std::vector<Layer*> layers;
+    for (Layer* l : model.layers())
+      if (!l->legacy_weights().empty()) layers.push_back(l);
+    KCPP_CHECK(layers.size() == saved.size(), ValueError, "Layer count mismatch when loading weights from file ", file,
+               ". Model expected ", layers.size(), " layers with weights, found ", saved.size(), " saved layers.");
+    for (size_t k = 0; k < layers.size(); ++k) plan.push_back(plan_layer(*layers[k], k, saved[k].first, saved[k].second, false));
   }
   for (auto& p : plan)
     for (size_t i = 0; i < p.vars.size(); ++i) {

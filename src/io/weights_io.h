@@ -12,7 +12,7 @@
 namespace kerascpp::io {
 
 // group: the group holding layer_names (the file root of a weights-only .h5, or model_weights).
-void load_legacy_weights(Model& model, const H5Group& group);
+void load_legacy_weights(Model& model, const H5Group& group, const LoadWeightsOptions& options = {});
 // root: the root of a Keras 3 weights tree (model.weights.h5 or a .weights.h5 file).
 void load_keras3_weights(Model& model, const H5Group& root);
 // Reads one dataset into a variable: same shape required; converts the dtype if it differs.

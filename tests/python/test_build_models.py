@@ -205,3 +205,33 @@ def test_errors_are_keras_kind_and_name_the_layer_and_value():
         keras.Model(a, mixed)
     with pytest.raises(ValueError, match="must be KerasTensors"):
         keras.Model(a, np.ones(3))
+
+
+def test_load_weights_by_name_and_skip_mismatch_for_transfer_learning(tmp_path):
+    # A file tf_keras wrote (layers dense, dense_1, dense_2) into a new model that shares two names,
+    # gives dense_2 another shape and adds a layer the file does not have (tf_keras's
+    # load_weights_from_hdf5_group_by_name).
+    path = os.path.join(ROOT, "tests", "fixtures", "seed_mlp_2x10", "tf_keras", "model.h5")
+    saved = {l.name: l.get_weights() for l in keras.models.load_model(path, compile=False).layers}
+    x = keras.Input((8,))
+    h = keras.layers.Dense(10, name="dense_1")(keras.layers.Dense(10, name="dense")(x))
+    model = keras.Model(x, keras.layers.Dense(2, name="extra")(keras.layers.Dense(3, name="dense_2")(h)))
+    before = {l.name: l.get_weights() for l in model.layers}
+    with pytest.raises(ValueError, match="Shape mismatch in layer #3 \\(named 'dense_2'\\)"):
+        model.load_weights(path, by_name=True)
+    for layer in model.layers:  # a failed load changes nothing
+        for a, b in zip(layer.get_weights(), before[layer.name]):
+            np.testing.assert_array_equal(a, b)
+    with pytest.warns(UserWarning, match="Skipping loading weights for layer #3 \\(named dense_2\\)"):
+        model.load_weights(path, by_name=True, skip_mismatch=True)
+    for name in ["dense", "dense_1"]:
+        for a, b in zip(model.get_layer(name).get_weights(), saved[name]):
+            np.testing.assert_array_equal(a, b)
+    for name in ["dense_2", "extra"]:
+        for a, b in zip(model.get_layer(name).get_weights(), before[name]):
+            np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="skip_mismatch can only be set to True when by_name is True"):
+        model.load_weights(path, skip_mismatch=True)
+    model.save(tmp_path / "m.keras")
+    with pytest.raises(NotImplementedError, match="legacy .h5 forms"):
+        model.load_weights(tmp_path / "m.keras", by_name=True)
