@@ -9,6 +9,7 @@
 //   std::vector<Tensor> y = dense->call({x}, {});
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -191,8 +192,9 @@ class Layer : public std::enable_shared_from_this<Layer> {
   virtual std::string weight_config_key(const std::string& weight, const std::string& what) const;
 
   // Keras's layer.trainable = value: this layer and every layer inside it (a frozen model freezes all of
-  // its layers). Training takes the change at the next compile; a frozen BatchNormalization normalises
-  // with its moving statistics.
+  // its layers). The next train step leaves a frozen layer's weights alone (as Keras 3's first step after
+  // compile); a frozen BatchNormalization normalises with its moving statistics. Regularizers and
+  // constraints follow the trainable state at compile.
   void set_trainable(bool value);
   // The index of a new call of this layer on symbolic tensors (models/keras_tensor.cpp): orders a
   // shared layer's calls.
@@ -214,7 +216,7 @@ class Layer : public std::enable_shared_from_this<Layer> {
   bool trainable_ = true;
   bool built_ = false;
   bool keras2_ = false;
-  int calls_ = 0;
+  std::atomic<int> calls_{0};
   std::vector<VariablePtr> variables_;
 };
 

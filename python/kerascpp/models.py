@@ -100,7 +100,12 @@ class Model(TrainingMixin):
 
     def __call__(self, inputs, training=None, mask=None):
         if _symbolic(inputs):  # a model called on symbolic tensors is a layer of a new model
-            return call_symbolic(self._m.as_layer(), [inputs], {} if mask is None else {"mask": mask})
+            if isinstance(inputs, dict):  # by input name, as Keras maps a dict onto a model's inputs
+                inputs = self._as_list(inputs, list(self._m.input_names), "input")
+            kwargs = {} if mask is None else {"mask": mask}
+            if training is not None:  # saved with the call, as Keras does; kerascpp's step decides the mode
+                kwargs["training"] = bool(training)
+            return call_symbolic(self._m.as_layer(), [inputs], kwargs)
         # mask: one per input (None for an input without one), as the inputs are given.
         masks = None
         if mask is not None:
@@ -291,8 +296,11 @@ class Sequential(Model):
             input_shape = self._m.input_shapes[0][1:]
         if input_shape is not None and not isinstance(first, KerasTensor):
             natives.insert(0, _kerascpp.input_tensor(list(input_shape), "{}")._layer)
+        was_compiled = self._m is not None and self._m.compiled and getattr(self, "_compile_args", None)
         self._m = _kerascpp.sequential(natives, self._name or "")
         self._name = self._m.name
+        if was_compiled and self._pending_compile is None:
+            self._pending_compile = self._compile_args
         if not self._trainable:
             self._m.as_layer().set_trainable(False)
         if self._pending_compile is not None:
@@ -319,6 +327,7 @@ class Sequential(Model):
         return super().layers
 
     def compile(self, *args, **kwargs):
+        self._compile_args = (args, kwargs)  # add() / pop() rebuild the model: compiled again as it was
         if self._m is None:
             self._pending_compile = (args, kwargs)
             return

@@ -171,6 +171,22 @@ void shift_keras2_node_indices(Json& config) {
   if (config.contains("output_layers")) fix(config["output_layers"]);
 }
 
+void shift_io_indices(Json& config, int delta) {
+  std::set<std::string> nested;
+  for (const Json& e : config.value("layers", Json::array()))
+    if (e.value("class_name", std::string()) == "Functional") nested.insert(e["config"].value("name", std::string()));
+  if (nested.empty()) return;
+  std::function<void(Json&)> fix = [&](Json& j) {
+    if (j.is_array() && j.size() == 3 && j[0].is_string() && j[1].is_number_integer()) {
+      if (nested.count(j[0].get<std::string>()) && j[1].get<int>() + delta >= 0) j[1] = j[1].get<int>() + delta;
+    } else if (j.is_structured()) {
+      for (auto& e : j) fix(e);
+    }
+  };
+  if (config.contains("input_layers")) fix(config["input_layers"]);
+  if (config.contains("output_layers")) fix(config["output_layers"]);
+}
+
 // Every function here takes its JSON by value and moves it along: a config is copied once per load.
 Json canonical_model(const std::string& cls, Json config, int major) {
   if (config.is_array()) config = Json{{"name", "sequential"}, {"layers", std::move(config)}};
@@ -178,6 +194,7 @@ Json canonical_model(const std::string& cls, Json config, int major) {
              "Invalid config of model (", cls, "): expected a `layers` list");
   if (cls == "Sequential") add_sequential_input(config);  // before the first layer's shape keys go
   for (Json& e : config["layers"]) e = canonical_entry(std::move(e), major);
+  if (cls != "Sequential" && major == 3) shift_io_indices(config, -1);
   if (cls != "Sequential" && major == 2) {
     shift_keras2_node_indices(config);
     // tf_keras leaves every mask to propagation (Keras 3 records what each call gets): the graph reads
@@ -308,5 +325,7 @@ bool keras2_semantics_differ(const std::string& cls) {
                                                 "Average", "Maximum", "Minimum", "Concatenate"};
   return classes.count(cls) > 0;
 }
+
+void shift_keras3_io_indices(Json& config, int delta) { shift_io_indices(config, delta); }
 
 }  // namespace kerascpp::io

@@ -21,6 +21,10 @@ int config_keras_major(const Json& model_config);
 // (Keras <= 2.2.2 Sequential). Returns {"class_name": "Functional"|"Sequential", "config": {...}}.
 // keras_major selects Keras 2 semantics where names mean different things (0: guess).
 Json canonical_model_config(Json model_config, int keras_major);
+// Keras 3 counts a nested Functional model's own node first in a model's input_layers / output_layers
+// (not in inbound nodes): its first call is node 1 there (keras/src/models/functional.py get_config).
+// The canonical form says 0. delta: -1 reading a Keras 3 config, +1 writing one.
+void shift_keras3_io_indices(Json& config, int delta);
 
 // The layer entries ({"class_name", "config"}) a layer's config holds: a wrapper's "layer" and
 // "backward_layer", an RNN's "cell", a StackedRNNCells' "cells" (pointers into config). Readers and

@@ -43,6 +43,7 @@ Json keras3_entry(Json e) {
   const std::string cls = e["class_name"].get<std::string>();
   if (models::is_model_class(cls)) {
     for (Json& l : e["config"]["layers"]) l = keras3_entry(std::move(l));
+    if (cls != "Sequential") shift_keras3_io_indices(e["config"], +1);
     e["module"] = cls == "Sequential" ? "keras" : "keras.src.models.functional";
     e["registered_name"] = cls == "Sequential" ? Json(nullptr) : Json("Functional");
   } else {

@@ -416,6 +416,14 @@ const std::vector<std::shared_ptr<const SymbolicNode>>& Functional::symbolic() c
   return symbolic_;
 }
 
+void Functional::adopt_symbolic(const NodeSource& node_of) {
+  std::call_once(symbolic_once_, [&] {
+    symbolic_.resize(nodes_.size());
+    for (size_t l = 0; l < layers_.size(); ++l)
+      for (size_t k = 0; k < layer_nodes_[l].size(); ++k) symbolic_[layer_nodes_[l][k]] = node_of(layers_[l]->name(), static_cast<int>(k));
+  });
+}
+
 std::vector<KerasTensor> Functional::symbolic_inputs() const {
   std::vector<KerasTensor> out;
   for (const Ref& r : inputs_) out.emplace_back(symbolic()[r.node], r.index);

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -56,6 +57,10 @@ class Functional : public Layer {
   std::vector<KerasTensor> symbolic_inputs() const;
   std::vector<KerasTensor> symbolic_outputs() const;
   std::vector<KerasTensor> symbolic_layer_outputs(const std::string& layer_name) const;
+  // A model built from symbolic tensors keeps their nodes as its graph's (model.input is the Input it
+  // was built from): node_of(layer name, k) gives the node of the layer's k-th call in this model.
+  using NodeSource = std::function<std::shared_ptr<const SymbolicNode>(const std::string& layer, int k)>;
+  void adopt_symbolic(const NodeSource& node_of);
 
  private:
   struct Ref {

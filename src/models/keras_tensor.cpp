@@ -108,6 +108,7 @@ std::string describe(const KerasTensor& t) {
 struct GraphMap {
   std::vector<const SymbolicNode*> nodes;  // topological, inputs first
   std::vector<LayerPtr> layers;
+  std::map<const SymbolicNode*, std::shared_ptr<const SymbolicNode>> owned;
 };
 
 GraphMap map_graph(const std::vector<KerasTensor>& inputs, const std::vector<KerasTensor>& outputs) {
@@ -115,8 +116,10 @@ GraphMap map_graph(const std::vector<KerasTensor>& inputs, const std::vector<Ker
   std::vector<const SymbolicNode*> order;
   std::map<const Layer*, int> first_seen;
   std::map<const Layer*, LayerPtr> by_ptr;
+  GraphMap g;
   std::function<void(const KerasTensor&)> walk = [&](const KerasTensor& t) {
     const SymbolicNode* n = t.node().get();
+    g.owned.emplace(n, t.node());
     if (finished.count(n)) return;
     KCPP_CHECK(!in_progress.count(n), ValueError, "Tensor ", describe(t), " from layer '", n->layer->name(),
                "' is part of a cycle.");
@@ -148,8 +151,8 @@ GraphMap map_graph(const std::vector<KerasTensor>& inputs, const std::vector<Ker
     first_seen[n->layer.get()] = -1;
     by_ptr.emplace(n->layer.get(), n->layer);
     order.insert(order.begin(), n);
+    g.owned.emplace(n, t.node());
   }
-  GraphMap g;
   g.nodes = order;
   std::vector<const Layer*> layers;
   for (const auto& [l, d] : layer_depth) layers.push_back(l);
@@ -248,7 +251,9 @@ LayerPtr functional_from_tensors(const std::vector<KerasTensor>& inputs, const s
   }
   config["input_layers"] = io_spec(inputs, in, triple);
   config["output_layers"] = io_spec(outputs, out, triple);
-  return std::make_shared<Functional>("Functional", config, nullptr, &existing);
+  auto model = std::make_shared<Functional>("Functional", config, nullptr, &existing);
+  model->adopt_symbolic([&](const std::string& layer, int k) { return g.owned.at(calls.at(existing.at(layer).get()).at(k)); });
+  return model;
 }
 
 }  // namespace models

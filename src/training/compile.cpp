@@ -78,9 +78,8 @@ void Model::compile(const CompileOptions& o) {
   // updates (frozen layers' weights have neither, as in Keras), under Keras's keys in the layer's config.
   std::vector<Layer*> layers;
   all_layers(&graph(), &layers);
-  c->trainable = trainable_weights();
   std::set<const Variable*> updated;
-  for (const VariablePtr& v : c->trainable) updated.insert(v.get());
+  for (const VariablePtr& v : trainable_weights()) updated.insert(v.get());
   for (Layer* l : layers) {
     if (l->own_variables().empty()) continue;  // nothing to regularise; spares a copy of the config
     const Json cfg = l->get_config();

@@ -16,9 +16,6 @@ namespace kerascpp::training {
 
 struct Compiled {
   optimizers::OptimizerPtr optimizer;
-  // The weights training updates, as they were at compile (Keras 3: a layer frozen or unfrozen after
-  // compile changes training at the next compile).
-  std::vector<VariablePtr> trainable;
   std::vector<losses::LossPtr> losses;                  // one per model output; null: none
   std::vector<double> loss_weights;                     // one per model output
   std::vector<std::vector<metrics::MetricPtr>> metrics;  // per model output

@@ -53,7 +53,7 @@ void track(Compiled& c, const Batch& b, const std::vector<Tensor>& outs, float l
 }  // namespace
 
 bool train_step(Model& model, Compiled& c, const Batch& b, uint64_t seed, RnnStates* states) {
-  const std::vector<VariablePtr>& trainable = c.trainable;
+  const std::vector<VariablePtr> trainable = model.trainable_weights();
   std::vector<std::pair<VariablePtr, Tensor>> updates;
   std::vector<Tensor> extra;
   std::vector<float> parts;

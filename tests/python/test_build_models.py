@@ -163,8 +163,9 @@ def test_sequential_add_pop_and_a_build_from_the_first_data():
     model.fit(x, np.ones((8, 1), "float32"), verbose=0)
     assert model.input_shape == (None, 5) and len(model.layers) == 2 and model.name == "seq"
     popped = model.pop()
-    assert popped.units == 1 if hasattr(popped, "units") else True
-    assert len(model.layers) == 1
+    assert popped.get_config()["units"] == 1 and len(model.layers) == 1
+    assert model.compiled  # compiled again as it was: fit goes on
+    model.fit(x, np.ones((8, 4), "float32"), verbose=0)
     assert model.predict(x, verbose=0).shape == (8, 4)
     clone = keras.models.clone_model(model)
     def shape(m):
@@ -174,6 +175,15 @@ def test_sequential_add_pop_and_a_build_from_the_first_data():
     assert not any(np.array_equal(a, b) for a, b in zip(clone.get_weights()[::2], model.get_weights()[::2]))
     again = keras.Model.from_config(model.get_config())
     assert [w.shape for w in again.get_weights()] == [w.shape for w in model.get_weights()]
+
+
+def test_a_model_called_on_a_dict_maps_it_by_input_name():
+    alpha, zeta = keras.Input((2,), name="alpha"), keras.Input((2,), name="zeta")
+    inner = keras.Model([zeta, alpha], keras.layers.Subtract()([zeta, alpha]))
+    a, z = keras.Input((2,), name="a"), keras.Input((2,), name="z")
+    outer = keras.Model([a, z], inner({"alpha": a, "zeta": z}))
+    ones, twos = np.ones((1, 2), "float32"), np.full((1, 2), 2.0, "float32")
+    np.testing.assert_array_equal(outer.predict([ones, twos], verbose=0), twos - ones)  # zeta - alpha
 
 
 def test_a_feature_extractor_of_a_loaded_model_shares_its_weights(tmp_path):

@@ -149,21 +149,49 @@ TEST(BuildModels, FreezingAModelFreezesEveryLayer) {
   EXPECT_EQ(m.get_config()["config"]["trainable"], false);
 }
 
-// Keras 3: the weights training updates are fixed at compile; a change of trainable counts from the
-// next compile.
-TEST(BuildModels, FreezingTakesEffectAtTheNextCompile) {
+// Keras 3 takes the trainable state at the first train step after compile: a layer frozen between
+// compile and training is left alone.
+TEST(BuildModels, ALayerFrozenAfterCompileIsNotTrained) {
   auto x = Input({4});
-  auto y = layers::Dense({{"units", 1}, {"name", "d"}})(x);
+  auto y = layers::Dense({{"units", 1}, {"name", "d"}})(layers::Dense({{"units", 2}, {"name", "first"}})(x));
   Model m({x}, {y});
   m.compile({.optimizer = "sgd", .loss = "mse"});
-  m.get_layer("d").set_trainable(false);
-  const Tensor before = m.get_weights()[0];
+  m.get_layer("first").set_trainable(false);
+  const std::vector<Tensor> before = m.get_weights();
   m.train_on_batch({ramp({8, 4})}, {ramp({8, 1})});
-  EXPECT_GT(max_abs_diff(m.get_weights()[0], before), 0.0f);  // compiled while trainable
-  m.compile({.optimizer = "sgd", .loss = "mse"});
-  const Tensor frozen = m.get_weights()[0];
-  m.train_on_batch({ramp({8, 4})}, {ramp({8, 1})});
-  EXPECT_EQ(max_abs_diff(m.get_weights()[0], frozen), 0.0f);
+  EXPECT_EQ(max_abs_diff(m.get_weights()[0], before[0]), 0.0f);  // frozen
+  EXPECT_GT(max_abs_diff(m.get_weights()[2], before[2]), 0.0f);  // trained
+}
+
+// model.input and a layer's output of a model built in code are the tensors it was built from: the
+// usual feature extractor needs no loaded model.
+TEST(BuildModels, AModelsTensorsAreTheOnesItWasBuiltFrom) {
+  auto x = Input({3}, {{"name", "x"}});
+  auto h = layers::Dense({{"units", 2}, {"name", "h"}})(x);
+  Model m({x}, {layers::Dense({{"units", 1}, {"name", "o"}})(h)});
+  EXPECT_TRUE(m.inputs()[0] == x);
+  EXPECT_TRUE(m.layer_outputs("h")[0] == h);
+  Model features({x}, m.layer_outputs("h"));
+  Model both({x}, {h, m.outputs()[0]});
+  EXPECT_EQ(both.output_shapes().size(), 2u);
+}
+
+// A nested model as a model output: Keras 3 counts the nested model's own node first in
+// output_layers (its calls are 1 and 2 there); read back, each output is the right call.
+TEST(BuildModels, ANestedModelCalledTwiceAsOutputs) {
+  auto a = Input({3}, {{"name", "ia"}});
+  Model inner({a}, {layers::Dense({{"units", 2}, {"name", "d"}})(a)}, "inner");
+  auto x = Input({3}, {{"name", "x"}});
+  auto y = Input({3}, {{"name", "y"}});
+  Model outer({x, y}, {inner.as_layer()(x), inner.as_layer()(y)}, "outer");
+  EXPECT_EQ(Json::parse(outer.to_json())["config"]["output_layers"], Json::parse(R"([["inner", 1, 0], ["inner", 2, 0]])"));
+  const std::vector<char> bytes = outer.save_to_memory(FileForm::keras);
+  Model back = load_model_from_memory(bytes.data(), bytes.size());
+  const Tensor in_x = ramp({2, 3}), in_y = Tensor::zeros({2, 3});
+  const std::vector<Tensor> want = outer.predict({in_x, in_y}), got = back.predict({in_x, in_y});
+  EXPECT_LT(max_abs_diff(got[0], want[0]), 1e-6);
+  EXPECT_LT(max_abs_diff(got[1], want[1]), 1e-6);
+  EXPECT_GT(max_abs_diff(got[0], got[1]), 0.0f);
 }
 
 TEST(BuildModels, ErrorsNameTheLayerAndTheValue) {
