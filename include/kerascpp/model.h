@@ -12,6 +12,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -259,7 +260,9 @@ struct SequentialEntry {
   SequentialEntry(const Model& m) : layer(m.as_layer()) {}              // NOLINT: a nested model
   LayerPtr layer;
 };
-Model Sequential(const std::vector<SequentialEntry>& layers, const std::string& name = "");
+// seed: for the weights of the layers it builds (else the random device).
+Model Sequential(const std::vector<SequentialEntry>& layers, const std::string& name = "",
+                 std::optional<uint64_t> seed = std::nullopt);
 
 // Resets automatic naming only (Keras compatibility); never touches a live model.
 void clear_session();

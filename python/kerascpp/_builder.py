@@ -78,6 +78,7 @@ def layer_config(class_name, args, kwargs):
     spec = LAYERS[class_name]
     names = spec["arguments"]
     given = kwargs_of(names, args, kwargs, f"{class_name}.__init__")
+    given = {k: v for k, v in given.items() if not (v is None and k in spec["derived"])}  # as if left out
     missing = [r for r in spec["required"] if r not in given]
     if missing:
         raise TypeError(f"{class_name}.__init__() missing {len(missing)} required positional argument(s): "

@@ -62,6 +62,9 @@ class Layer:
         return cls(**config)
 
     def __call__(self, inputs, *args, **kwargs):
+        from ._builder import _symbolic, call_symbolic
+        if _symbolic([inputs, list(args)]) or _symbolic(kwargs):  # a model built in code
+            return call_symbolic(_native(self), (inputs,) + args, kwargs)
         return self.call(inputs, *args, **kwargs)
 
     # -- weights
@@ -92,6 +95,17 @@ class Layer:
 
     def count_params(self):
         return int(sum(int(np.prod(v.shape)) for v in _own(self)))
+
+
+def _native(layer):
+    """The kerascpp layer that runs this Python layer in models built in code (one per object: a layer
+    called twice is shared). Saved models name its class; load them with custom_objects."""
+    native = layer.__dict__.get("_kerascpp_native")
+    if native is None:
+        from . import _json, _kerascpp
+        native = _kerascpp.python_layer(layer, type(layer).__name__, _json.dumps(layer.get_config()))
+        layer.__dict__["_kerascpp_native"] = native
+    return native
 
 
 def _own(layer):

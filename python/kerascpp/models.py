@@ -14,6 +14,8 @@ def _wrap_layer(layer, owner):
     py = _kerascpp.python_instance(layer)  # custom layers: the user's own object
     if py is not None:
         return py
+    if layer.class_name in ("Functional", "Sequential"):  # a nested model is a Model, as in Keras
+        return Model(_kerascpp.model_of_graph(layer))
     return CLASSES.get(layer.class_name, NativeLayer)._of(layer, owner)
 
 
@@ -297,7 +299,8 @@ class Sequential(Model):
         if input_shape is not None and not isinstance(first, KerasTensor):
             natives.insert(0, _kerascpp.input_tensor(list(input_shape), "{}")._layer)
         was_compiled = self._m is not None and self._m.compiled and getattr(self, "_compile_args", None)
-        self._m = _kerascpp.sequential(natives, self._name or "")
+        from ._builder import _next_seed
+        self._m = _kerascpp.sequential(natives, self._name or "", _next_seed())
         self._name = self._m.name
         if was_compiled and self._pending_compile is None:
             self._pending_compile = self._compile_args

@@ -58,10 +58,11 @@ void bind_build(nb::module_& m) {
   m.def("apply_constraint", [](const std::string& config, nb::handle w) {
     return to_numpy(constraints::apply(parse(config), from_object(w)));
   });
-  m.def("sequential", [](const std::vector<LayerPtr>& entries, const std::string& name) {
+  m.def("model_of_graph", [](const LayerPtr& graph) { return Model(graph); });
+  m.def("sequential", [](const std::vector<LayerPtr>& entries, const std::string& name, std::optional<uint64_t> seed) {
     std::vector<SequentialEntry> e(entries.begin(), entries.end());
-    return Sequential(e, name);
-  });
+    return Sequential(e, name, seed);
+  }, nb::arg("entries"), nb::arg("name"), nb::arg("seed") = nb::none());
 }
 
 }  // namespace kcpy

@@ -253,6 +253,11 @@ CustomObjects make_custom_objects(nb::handle custom_objects) {
 }
 
 void bind_custom(nb::module_& m) {
+  // A custom layer object called on symbolic tensors (a model built in code): the layer that runs it.
+  m.def("python_layer", [](nb::handle instance, const std::string& class_name, const std::string& config) -> LayerPtr {
+    nb::module_::import_("kerascpp.layers").attr("_adopt")(instance);
+    return PythonLayer::from_instance(class_name, instance, Json::parse(config));
+  });
   // The layers of a loaded model that run Python give back the Python object they run.
   m.def("python_instance", [](const Layer& l) -> nb::object {
     auto* p = dynamic_cast<const PythonLayer*>(&l);

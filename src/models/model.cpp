@@ -42,7 +42,7 @@ std::vector<KerasTensor> Model::layer_outputs(const std::string& layer_name) con
   return graph_->symbolic_layer_outputs(layer_name);
 }
 
-Model Sequential(const std::vector<SequentialEntry>& entries, const std::string& name) {
+Model Sequential(const std::vector<SequentialEntry>& entries, const std::string& name, std::optional<uint64_t> seed) {
   Json config = {{"name", name.empty() ? unique_name("sequential") : name}, {"trainable", true}, {"layers", Json::array()}};
   std::map<std::string, LayerPtr> existing;
   std::vector<Layer*> fresh;  // built here: their weights start from their initializers
@@ -60,16 +60,27 @@ Model Sequential(const std::vector<SequentialEntry>& entries, const std::string&
       LayerPtr input = make_layer("InputLayer", {{"batch_shape", shape}, {"dtype", "float32"}, {"name", unique_name("input_layer")}});
       config["layers"].push_back({{"class_name", "InputLayer"}, {"config", input->get_config()}});
       existing[input->name()] = input;
+      c.erase("input_shape");  // Keras keeps it out of the layer's config: the InputLayer holds it
+      c.erase("batch_input_shape");
     }
     if (!l->built()) fresh.push_back(l.get());
     config["layers"].push_back({{"class_name", l->class_name()}, {"config", std::move(c)}});
     existing[l->name()] = l;
   }
   KCPP_CHECK(!entries.empty(), ValueError, "A Sequential model needs layers");
-  Model m(std::make_shared<models::Functional>("Sequential", config, nullptr, &existing));
-  std::mt19937_64 rng(std::random_device{}());
-  for (Layer* l : fresh) layers::initialize_weights(*l, rng);
-  return m;
+  std::mt19937_64 rng(seed ? *seed : std::random_device{}());
+  auto initialize_fresh = [&] {  // the layers this call built, even when a later one failed
+    for (Layer* l : fresh)
+      if (l->built()) layers::initialize_weights(*l, rng);
+  };
+  try {
+    Model m(std::make_shared<models::Functional>("Sequential", config, nullptr, &existing));
+    initialize_fresh();
+    return m;
+  } catch (...) {
+    initialize_fresh();
+    throw;
+  }
 }
 
 const std::string& Model::name() const { return graph_->name(); }

@@ -25,6 +25,7 @@ CONFIG_CASES = [
     ("Conv2D", [8, 3], {"strides": 2, "padding": "same", "kernel_constraint": "max_norm"}),
     ("Conv1D", [4, 5], {"dilation_rate": 2}),
     ("MaxPooling2D", [], {"pool_size": 3}),
+    ("MaxPooling2D", [2], {"strides": None}),
     ("AveragePooling1D", [4], {}),
     ("ZeroPadding2D", [(1, 2)], {}),
     ("LSTM", [8], {"return_sequences": True}),
@@ -245,3 +246,49 @@ def test_load_weights_by_name_and_skip_mismatch_for_transfer_learning(tmp_path):
     model.save(tmp_path / "m.keras")
     with pytest.raises(NotImplementedError, match="legacy .h5 forms"):
         model.load_weights(tmp_path / "m.keras", by_name=True)
+
+
+class Scale(keras.layers.Layer):
+    """A custom layer written the Keras way, used in a model built in code."""
+
+    def __init__(self, init=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.init = init
+
+    def build(self, input_shape):
+        self.w = self.add_weight(name="w", shape=(input_shape[-1],), initializer=keras.initializers.Constant(self.init))
+
+    def call(self, x):
+        return x * np.asarray(self.w)
+
+    def get_config(self):
+        return {**super().get_config(), "init": self.init}
+
+
+def test_custom_layers_in_models_built_in_code(tmp_path):
+    x = keras.Input((3,))
+    scale = Scale(2.0, name="scale")
+    model = keras.Model(x, keras.layers.Dense(1)(scale(x)))
+    assert model.get_layer("scale") is scale  # the user's own object
+    np.testing.assert_array_equal(scale.get_weights()[0], [2.0, 2.0, 2.0])
+    data = np.ones((4, 3), "float32")
+    want = model.predict(data, verbose=0)
+    model.save(tmp_path / "custom.keras")
+    back = keras.models.load_model(tmp_path / "custom.keras", custom_objects={"Scale": Scale})
+    np.testing.assert_allclose(back.predict(data, verbose=0), want, rtol=1e-6)
+
+
+def test_a_nested_model_is_a_model_and_seeds_reach_sequential():
+    x = keras.Input((3,))
+    inner = keras.Model(x, keras.layers.Dense(2, name="inner_dense")(x), name="inner")
+    z = keras.Input((3,))
+    outer = keras.Model(z, keras.layers.Dense(1)(inner(z)))
+    got = outer.get_layer("inner")
+    assert isinstance(got, keras.Model) and [l.name for l in got.layers][-1] == "inner_dense"
+    assert got.get_layer("inner_dense").output.shape == (None, 2)
+
+    def weights():
+        keras.utils.set_random_seed(7)
+        return keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)]).get_weights()[0]
+
+    np.testing.assert_array_equal(weights(), weights())

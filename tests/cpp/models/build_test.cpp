@@ -135,6 +135,10 @@ TEST(BuildModels, SequentialFromAnInputOrAnInputShape) {
   EXPECT_GT(sum, 0.0f);  // initialised, never zeros
   Model b = Sequential({layers::Dense({{"units", 2}, {"input_shape", {5}}})});
   EXPECT_EQ(b.input_shapes()[0], (Shape{-1, 5}));
+  EXPECT_FALSE(b.get_config()["config"]["layers"][1]["config"].contains("input_shape"));  // the InputLayer holds it
+  // A seed gives the same weights.
+  auto seeded = [] { return Sequential({Input({4}), layers::Dense({{"units", 3}})}, "", 11).get_weights()[0]; };
+  EXPECT_EQ(max_abs_diff(seeded(), seeded()), 0.0f);
   EXPECT_NE(error_of([] { Sequential({layers::Dense({{"units", 2}})}); }).find("has no input"), std::string::npos);
 }
 
