@@ -19,6 +19,13 @@ namespace kerascpp::layers {
 // The layer of Keras class `class_name` from Keras's arguments (keras.layers.<class_name>(**arguments)).
 LayerRef layer(const std::string& class_name, const Json& arguments = Json::object());
 
+// Keras 3's arguments for every layer class here, and for the classes of keras.initializers,
+// regularizers and constraints: {"layers": {Class: {"arguments" (Keras's positional order), "required",
+// "defaults" (Keras's config of a layer given only the required ones), "forms", "derived"}},
+// "objects": {family: {"classes": {Class: {"arguments", "defaults"}}, "aliases": {name: Class}}}},
+// written from real Keras by scripts/make_keras_arguments.py.
+const Json& keras_arguments();
+
 // keras.Input: a symbolic input of `shape` (without the batch dimension; -1 for an unknown one).
 // options: "batch_size", "dtype", "name", as Keras's keyword arguments.
 KerasTensor Input(const Shape& shape, const Json& options = Json::object());

@@ -1,8 +1,7 @@
 """The built-in layers of keras.layers over kerascpp's engine: one class per class of kerascpp's layer
 list, made from Keras's arguments (positional order, required ones and defaults from
-_keras_arguments.py, which scripts/make_keras_arguments.py writes from real Keras), callable on
+the engine's table, src/layers/keras_arguments.inc, written from real Keras), callable on
 symbolic tensors (keras.Input) to build models, and on arrays."""
-import copy
 import json
 
 import numpy as np
@@ -13,9 +12,6 @@ from ._keras_arguments import LAYERS
 
 KerasTensor = _kerascpp.KerasTensor
 
-# Keyword arguments every Keras layer takes besides its own (keras/src/layers/layer.py).
-_COMMON = {"name", "trainable", "dtype", "autocast", "input_dim", "input_shape", "batch_input_shape",
-           "batch_size", "activity_regularizer"}
 _random = {"generator": None}  # keras.utils.set_random_seed's generator (None: the random device)
 
 
@@ -26,10 +22,6 @@ def set_random_seed(seed):
 def _next_seed():
     g = _random["generator"]
     return None if g is None else int(g.integers(0, 2**63 - 1))
-
-
-def _dtype_policy(name):
-    return {"module": "keras", "class_name": "DTypePolicy", "config": {"name": name}, "registered_name": None}
 
 
 def _jsonable(v):
@@ -54,64 +46,17 @@ def _jsonable(v):
     raise TypeError(f"kerascpp cannot use {v!r} as a layer argument")
 
 
-def _like(value, default):
-    """A scalar given where Keras keeps a tuple (kernel_size=3 -> [3, 3]; padding=(1, 2) -> [[1, 1], [2, 2]])."""
-    if isinstance(default, list) and default and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return [_like(value, d) for d in default]
-    if isinstance(default, list) and isinstance(value, list) and len(value) == len(default):
-        return [_like(v, d) for v, d in zip(value, default)]
-    return value
-
-
-# Arguments whose default Keras takes from another argument (_keras_arguments.py's "derived"): pooling
-# strides are the pool_size, MultiHeadAttention's value_dim its key_dim. Others (Bidirectional's
-# backward_layer, made from its layer) are left to the layer.
-DERIVED = {"strides": "pool_size", "value_dim": "key_dim"}
-
-
 def layer_config(class_name, args, kwargs):
-    """keras.layers.<class_name>(*args, **kwargs) as the layer's config, with Keras's errors."""
+    """keras.layers.<class_name>(*args, **kwargs) as the arguments the engine completes with Keras's
+    defaults and forms (kerascpp::layers::layer, src/layers/keras_arguments.cpp), with Keras's errors."""
     if kwargs.get("weights") is not None:
         raise NotImplementedError(f"{class_name}(weights=...) is not supported by kerascpp: call set_weights() "
                                   "once the layer is built")
-    kwargs = {k: v for k, v in kwargs.items() if k != "weights"}
-    spec = LAYERS[class_name]
-    names = spec["arguments"]
-    given = kwargs_of(names, args, kwargs, f"{class_name}.__init__")
-    given = {k: v for k, v in given.items() if not (v is None and k in spec["derived"])}  # as if left out
-    missing = [r for r in spec["required"] if r not in given]
-    if missing:
-        raise TypeError(f"{class_name}.__init__() missing {len(missing)} required positional argument(s): "
-                        + ", ".join(repr(m) for m in missing))
-    unknown = {k: v for k, v in given.items() if k not in names and k not in _COMMON}
-    if unknown:
-        raise ValueError(f"Unrecognized keyword arguments passed to {class_name}: {unknown}")
-    config = copy.deepcopy(spec["defaults"])
-    for k in spec["derived"]:
-        config.pop(k, None)
-    forms = spec["forms"]
-    for k, v in given.items():
-        if k not in names and k in ("input_shape", "batch_input_shape", "batch_size", "input_dim", "autocast"):
-            continue  # Keras keeps these out of the config (an input shape goes to the model's input)
-        if isinstance(v, (str, dict)) and k.endswith(("_initializer", "_regularizer", "_constraint")):
-            v = _family(k).get(v)  # Keras saves the object ("he_normal" -> HeNormal's config)
-        v = _jsonable(v)
-        if k == "dtype" and isinstance(v, str):
-            v = _dtype_policy(v)
-        elif k.endswith("activation") and v is None:
-            v = "linear"
-        elif k in config or k in forms:
-            v = _like(v, config.get(k, forms.get(k)))
-        config[k] = v
-    for k in spec["derived"]:
-        if k not in config and DERIVED.get(k) in config:
-            config[k] = copy.deepcopy(config[DERIVED[k]])
-    return config
-
-
-def _family(key):
-    from . import constraints, initializers, regularizers
-    return {"initializer": initializers, "regularizer": regularizers, "constraint": constraints}[key.rsplit("_", 1)[1]]
+    names = LAYERS[class_name]["arguments"]
+    given = kwargs_of(names, args, {k: v for k, v in kwargs.items() if k != "weights"}, f"{class_name}.__init__")
+    # Keras keeps these out of the config (an input shape goes to the model's input).
+    dropped = {"input_shape", "batch_input_shape", "batch_size", "input_dim", "autocast"} - set(names)
+    return {k: _jsonable(v) for k, v in given.items() if k not in dropped}
 
 
 def _symbolic(value):

@@ -3,6 +3,7 @@
 
 #include "core/naming.h"
 #include "layers/config_utils.h"
+#include "layers/keras_arguments.h"
 #include "models/keras_tensor.h"
 
 namespace kerascpp::layers {
@@ -21,7 +22,7 @@ LayerRef layer(const std::string& class_name, const Json& arguments) {
     c["batch_shape"] = shape;
     return make_layer(class_name, c);
   }
-  return make_layer(class_name, arguments);
+  return make_layer(class_name, layer_arguments(class_name, arguments));
 }
 
 KerasTensor Input(const Shape& shape, const Json& options) {

@@ -134,7 +134,7 @@ def test_utils_give_keras_arrays(keras_view):
 def test_the_argument_table_is_current():
     r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "make_keras_arguments.py"), "--check"],
                        capture_output=True, text=True)
-    assert r.returncode == 0, "python/kerascpp/_keras_arguments.py is stale: run scripts/make_keras_arguments.py"
+    assert r.returncode == 0, "src/layers/keras_arguments.inc is stale: run scripts/make_keras_arguments.py"
 
 
 def test_trainable_moves_weights_and_freezes_nested_layers():

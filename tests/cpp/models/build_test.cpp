@@ -198,6 +198,27 @@ TEST(BuildModels, ANestedModelCalledTwiceAsOutputs) {
   EXPECT_GT(max_abs_diff(got[0], got[1]), 0.0f);
 }
 
+// The constructors complete a layer's arguments as Keras does (the table is written from Keras 3;
+// tests/python/test_build_models.py holds the configs to live Keras's).
+TEST(BuildModels, ConstructorsGiveKerasConfigs) {
+  const Json c = layers::Conv2D({{"filters", 8}, {"kernel_size", 3}, {"strides", 2}, {"kernel_initializer", "he_normal"}})
+                     ->get_config();
+  EXPECT_EQ(c["kernel_size"], Json::parse("[3, 3]"));
+  EXPECT_EQ(c["strides"], Json::parse("[2, 2]"));
+  EXPECT_EQ(c["padding"], "valid");
+  EXPECT_EQ(c["kernel_initializer"]["class_name"], "HeNormal");
+  EXPECT_EQ(c["bias_initializer"]["class_name"], "Zeros");
+  EXPECT_EQ(layers::MaxPooling2D({{"pool_size", 3}})->get_config()["strides"], Json::parse("[3, 3]"));
+  EXPECT_NE(error_of([] { layers::Dense({{"units", 2}, {"unitz", 3}}); })
+                .find("Unrecognized keyword arguments passed to Dense: {'unitz': 3}"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { layers::Dense(); }).find("Dense.__init__() missing 1 required positional argument: 'units'"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { layers::Dense({{"units", 2}, {"kernel_initializer", "he_normall"}}); })
+                .find("Could not interpret initializer identifier: he_normall"),
+            std::string::npos);
+}
+
 TEST(BuildModels, ErrorsNameTheLayerAndTheValue) {
   auto a = Input({4}, {{"name", "a"}});
   auto b = Input({5}, {{"name", "b"}});
