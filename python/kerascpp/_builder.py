@@ -109,12 +109,12 @@ class NativeLayer:
             self._input_shape_arg = tuple(kwargs["batch_input_shape"][1:])
         config = layer_config(self._class_name, args, kwargs)
         self._l = _kerascpp.make_layer(self._class_name, json.dumps(config))
-        self._owner = None
+        self._owner, self._first_output = None, None
 
     @classmethod
     def _of(cls, native, owner):
         obj = object.__new__(cls)
-        obj._l, obj._owner, obj._input_shape_arg = native, owner, None
+        obj._l, obj._owner, obj._input_shape_arg, obj._first_output = native, owner, None, None
         return obj
 
     @classmethod
@@ -144,15 +144,20 @@ class NativeLayer:
 
     def __call__(self, *args, **kwargs):
         if _symbolic(list(args)) or _symbolic(kwargs):
-            return call_symbolic(self._l, args, kwargs)
+            out = call_symbolic(self._l, args, kwargs)
+            if self.__dict__.get("_first_output") is None:
+                self._first_output = out  # layer.output: its first call's, as Keras's node 0
+            return out
         return call_eager(self, args, kwargs)
 
     @property
     def output(self):
-        if self._owner is None:
-            raise AttributeError(f"Layer '{self.name}' is not part of a model: it has no output to read")
-        out = self._owner._m.layer_outputs(self.name)
-        return out[0] if len(out) == 1 else list(out)
+        if self._owner is not None:
+            out = self._owner._m.layer_outputs(self.name)
+            return out[0] if len(out) == 1 else list(out)
+        if self.__dict__.get("_first_output") is None:
+            raise AttributeError(f"Layer '{self.name}' has never been called and thus has no defined output.")
+        return self._first_output
 
     def get_weights(self):
         return self._l.get_weights()

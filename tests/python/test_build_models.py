@@ -145,11 +145,12 @@ def test_trainable_moves_weights_and_freezes_nested_layers():
     assert len(model.trainable_weights) == 4 and len(model.non_trainable_weights) == 2
     dense.trainable = False
     assert len(model.trainable_weights) == 2 and len(model.non_trainable_weights) == 4
-    model.trainable = False
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(np.ones((8, 4), "float32"), np.ones((8, 3), "float32"), verbose=0)
+    model.trainable = False  # after fit, without a new compile: the next fit trains nothing
     assert not model.trainable_weights and not bn.trainable and model.get_config()["trainable"] is False
     data = np.random.default_rng(0).random((32, 4)).astype("float32") * 5
     before = model.get_weights()
-    model.compile(optimizer="sgd", loss="mse")
     model.fit(data, data[:, :3], epochs=1, verbose=0)
     for b, a in zip(before, model.get_weights()):  # a frozen BatchNormalization keeps its statistics
         np.testing.assert_array_equal(a, b)
@@ -286,6 +287,11 @@ def test_a_nested_model_is_a_model_and_seeds_reach_sequential():
     got = outer.get_layer("inner")
     assert isinstance(got, keras.Model) and [l.name for l in got.layers][-1] == "inner_dense"
     assert got.get_layer("inner_dense").output.shape == (None, 2)
+    dense = keras.layers.Dense(4)
+    with pytest.raises(AttributeError, match="has never been called"):
+        dense.output
+    h = dense(z)
+    assert dense.output == h and dense(x) != h  # its first call's
 
     def weights():
         keras.utils.set_random_seed(7)

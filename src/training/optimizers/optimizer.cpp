@@ -94,10 +94,11 @@ Optimizer::Optimizer(const Json& config, const std::string& default_name) : conf
 }
 
 void Optimizer::build(const std::vector<VariablePtr>& vars) {
-  if (built_) {
-    bool same = vars.size() == built_for_.size();
-    for (size_t i = 0; same && i < vars.size(); ++i) same = vars[i].get() == built_for_[i];
-    KCPP_CHECK(same, ValueError, "Optimizer '", name_,
+  if (built_) {  // some of its variables (a layer frozen since) are fine, as Keras builds once
+    bool known = true;
+    for (size_t i = 0; known && i < vars.size(); ++i)
+      known = std::find(built_for_.begin(), built_for_.end(), vars[i].get()) != built_for_.end();
+    KCPP_CHECK(known, ValueError, "Optimizer '", name_,
                "' is already built for other variables. When working with a new set of variables, "
                "you should recreate a new optimizer instance.");
     return;
