@@ -26,13 +26,18 @@ REQUIRED = {"units": 2, "filters": 2, "kernel_size": 3, "rate": 0.5, "stddev": 0
             "key_dim": 2, "equation": "ab,bc->ac", "output_shape": [2], "height": 2, "width": 2, "axes": 1,
             "head_dim": 2, "num_query_heads": 2, "num_key_value_heads": 2, "scale": 1.0, "init_values": 0.1,
             "groups": 1, "activation": "relu", "padding": 1, "cropping": 1, "size": 2, "mean": None,
-            "variance": None, "axis": -1, "pool_size": 2}
+            "variance": None, "axis": -1, "pool_size": 2, "cells": None}
 SKIP = {"InputLayer"}  # made by keras.Input
+
+
+# The recurrent cells an RNN layer takes (keras.layers.RNN(keras.layers.LSTMCell(8))): arguments of
+# other layers, not layers of a model (src/layers/rnn/rnn_cell.cpp).
+CELLS = ["SimpleRNNCell", "LSTMCell", "GRUCell", "StackedRNNCells"]
 
 
 def classes():
     text = open(os.path.join(ROOT, "include", "kerascpp", "layer_list.inc")).read()
-    return re.findall(r"^KCPP_LAYER\((\w+),", text, re.M)
+    return re.findall(r"^KCPP_LAYER\((\w+),", text, re.M) + CELLS
 
 
 def describe(keras, name):
@@ -47,6 +52,8 @@ def describe(keras, name):
         sample["layer"] = keras.layers.LSTM(2) if name == "Bidirectional" else keras.layers.Dense(2)
     if name == "RNN":
         sample["cell"] = keras.layers.LSTMCell(2)
+    if name == "StackedRNNCells":
+        sample["cells"] = [keras.layers.LSTMCell(2)]
     config = json.loads(json.dumps(cls(**sample).get_config()))  # tuples as lists, as configs hold them
     # What Keras makes of the required values (kernel_size=3 -> [3, 3]): how a scalar given spreads.
     forms = {k: config[k] for k in required if isinstance(config.get(k), list)}

@@ -26,6 +26,10 @@ LayerRef layer(const std::string& class_name, const Json& arguments = Json::obje
 // written from real Keras by scripts/make_keras_arguments.py.
 const Json& keras_arguments();
 
+// keras.layers.<class_name>(**arguments) as the config Keras gives the layer (its defaults for the rest,
+// in Keras's forms), without making the layer: also for the recurrent cells an RNN takes (LSTMCell...).
+Json layer_config(const std::string& class_name, const Json& arguments);
+
 // keras.Input: a symbolic input of `shape` (without the batch dimension; -1 for an unknown one).
 // options: "batch_size", "dtype", "name", as Keras's keyword arguments.
 KerasTensor Input(const Shape& shape, const Json& options = Json::object());

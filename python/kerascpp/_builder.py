@@ -9,6 +9,7 @@ import numpy as np
 from . import _kerascpp
 from ._json import kwargs_of
 from ._keras_arguments import LAYERS
+from ._objects import ConfigObject
 
 KerasTensor = _kerascpp.KerasTensor
 
@@ -36,8 +37,9 @@ def _jsonable(v):
         return [_jsonable(e) for e in v]
     if isinstance(v, dict):
         return {str(k): _jsonable(e) for k, e in v.items()}
-    if isinstance(v, NativeLayer):
-        return {"module": "keras.layers", "class_name": v.class_name, "config": v.get_config(), "registered_name": None}
+    if isinstance(v, (NativeLayer, Cell)):
+        return {"module": "keras.layers", "class_name": v._class_name if isinstance(v, Cell) else v.class_name,
+                "config": v.get_config(), "registered_name": None}
     if hasattr(v, "get_config"):  # initializers, regularizers, constraints
         return {"module": getattr(v, "_keras_module", "keras"), "class_name": type(v).__name__,
                 "config": _jsonable(v.get_config()), "registered_name": None}
@@ -180,9 +182,26 @@ class NativeLayer:
         return f"<{self.class_name} name={self.name}, built={self.built}>"
 
 
+class Cell(ConfigObject):
+    """A recurrent cell (keras.layers.LSTMCell(8)): the argument of keras.layers.RNN, which runs it."""
+
+    _class_name = None
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("name", CELLS[self._class_name])  # Keras's snake_case name
+        self._config = json.loads(_kerascpp.layer_config(self._class_name, json.dumps(layer_config(self._class_name, args, kwargs))))
+
+    def __repr__(self):
+        return f"<{self._class_name} units={self._config.get('units')}>"
+
+
+CELLS = {"SimpleRNNCell": "simple_rnn_cell", "LSTMCell": "lstm_cell", "GRUCell": "gru_cell",
+         "StackedRNNCells": "stacked_rnn_cells"}
+
+
 def _make_class(name):
-    return type(name, (NativeLayer,), {"_class_name": name, "__module__": "kerascpp.layers",
-                                       "__doc__": f"keras.layers.{name}, run by kerascpp."})
+    return type(name, (Cell if name in CELLS else NativeLayer,), {
+        "_class_name": name, "__module__": "kerascpp.layers", "__doc__": f"keras.layers.{name}, run by kerascpp."})
 
 
 CLASSES = {name: _make_class(name) for name in LAYERS}

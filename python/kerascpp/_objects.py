@@ -11,7 +11,25 @@ from ._json import kwargs_of
 from ._keras_arguments import OBJECTS
 
 
-class KerasObject:
+class ConfigObject:
+    """An object that is its Keras config (initializers, recurrent cells): attributes, get_config,
+    from_config."""
+
+    def __getattr__(self, key):
+        config = self.__dict__.get("_config", {})
+        if key in config:
+            return config[key]
+        raise AttributeError(key)
+
+    def get_config(self):
+        return dict(self._config)
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+class KerasObject(ConfigObject):
     _family = None
     _keras_module = None
 
@@ -26,19 +44,6 @@ class KerasObject:
         for k, v in given.items():
             config[k] = list(v) if isinstance(v, tuple) else (v.item() if isinstance(v, np.generic) else v)
         self._config = config
-
-    def __getattr__(self, key):
-        config = self.__dict__.get("_config", {})
-        if key in config:
-            return config[key]
-        raise AttributeError(key)
-
-    def get_config(self):
-        return dict(self._config)
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
 
     def _json(self):
         return json.dumps({"class_name": type(self).__name__, "config": self._config})

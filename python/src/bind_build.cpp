@@ -58,6 +58,9 @@ void bind_build(nb::module_& m) {
   m.def("apply_constraint", [](const std::string& config, nb::handle w) {
     return to_numpy(constraints::apply(parse(config), from_object(w)));
   });
+  m.def("layer_config", [](const std::string& cls, const std::string& arguments) {
+    return layers::layer_config(cls, parse(arguments)).dump();
+  });
   m.def("keras_arguments", [] { return layers::keras_arguments().dump(); });
   m.def("model_of_graph", [](const LayerPtr& graph) { return Model(graph); });
   m.def("sequential", [](const std::vector<LayerPtr>& entries, const std::string& name, std::optional<uint64_t> seed) {

@@ -77,7 +77,7 @@ Json layer_arguments(const std::string& class_name, const Json& given) {
   auto takes = [&](const std::string& k) { return std::find(names.begin(), names.end(), Json(k)) != names.end(); };
   Json unknown = Json::object();
   for (const auto& [k, v] : given.items())
-    if (!takes(k) && !common_argument(k)) unknown[k] = v;
+    if (!takes(k) && !spec["defaults"].contains(k) && !common_argument(k)) unknown[k] = v;  // config keys too
   KCPP_CHECK(unknown.empty(), ValueError, "Unrecognized keyword arguments passed to ", class_name, ": ", python_repr(unknown));
   std::string missing;
   int count = 0;
@@ -96,6 +96,12 @@ Json layer_arguments(const std::string& class_name, const Json& given) {
     for (const char* family : {"initializer", "regularizer", "constraint"})
       if (k.ends_with(std::string("_") + family) && (v.is_string() || v.is_object()))
         v = keras_object(std::string(family) + "s", v);
+    if ((k == "layer" || k == "backward_layer" || k == "cell") && v.is_object() && v.contains("class_name"))
+      v["config"] = layer_arguments(v["class_name"].get<std::string>(), v.value("config", Json::object()));
+    if ((k == "cells" || k == "cell") && v.is_array())  // a stack of cells
+      for (Json& cell : v)
+        if (cell.is_object() && cell.contains("class_name"))
+          cell["config"] = layer_arguments(cell["class_name"].get<std::string>(), cell.value("config", Json::object()));
     if (k == "dtype" && v.is_string())
       v = {{"module", "keras"}, {"class_name", "DTypePolicy"}, {"config", {{"name", v}}}, {"registered_name", nullptr}};
     else if (k.ends_with("activation") && v.is_null())

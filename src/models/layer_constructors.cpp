@@ -25,6 +25,10 @@ LayerRef layer(const std::string& class_name, const Json& arguments) {
   return make_layer(class_name, layer_arguments(class_name, arguments));
 }
 
+Json layer_config(const std::string& class_name, const Json& arguments) {
+  return layer_arguments(class_name, arguments);
+}
+
 KerasTensor Input(const Shape& shape, const Json& options) {
   KCPP_CHECK(options.is_object(), ValueError, "Input takes its options as a config object");
   for (const auto& [key, v] : options.items())

@@ -16,7 +16,8 @@ import kerascpp as keras
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TUTORIALS = os.path.join(ROOT, "tests", "python", "tutorials")
-SAVED = {"mlp.py": ["mlp.keras"], "functional_cnn.py": ["cnn.keras", "cnn.h5"], "transfer.py": ["transfer.keras"]}
+SAVED = {"mlp.py": ["mlp.keras"], "functional_cnn.py": ["cnn.keras", "cnn.h5"], "transfer.py": ["transfer.keras"],
+         "text_classifier.py": ["text.keras"]}
 
 # (class, positional arguments, keyword arguments): each layer's get_config() must be Keras's.
 CONFIG_CASES = [
@@ -29,6 +30,7 @@ CONFIG_CASES = [
     ("AveragePooling1D", [4], {}),
     ("ZeroPadding2D", [(1, 2)], {}),
     ("LSTM", [8], {"return_sequences": True}),
+    ("LSTMCell", [5], {"recurrent_dropout": 0.1}),
     ("GRU", [4], {"reset_after": False}),
     ("Embedding", [100, 8], {"mask_zero": True}),
     ("Dropout", [0.3], {}),
