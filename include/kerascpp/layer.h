@@ -192,9 +192,8 @@ class Layer : public std::enable_shared_from_this<Layer> {
   virtual std::string weight_config_key(const std::string& weight, const std::string& what) const;
 
   // Keras's layer.trainable = value: this layer and every layer inside it (a frozen model freezes all of
-  // its layers). The next train step leaves a frozen layer's weights alone (as Keras 3's first step after
-  // compile); a frozen BatchNormalization normalises with its moving statistics. Regularizers and
-  // constraints follow the trainable state at compile.
+  // its layers). Training takes the trainable state at its first step after compile and keeps it until
+  // the next compile, as Keras 3 does; a frozen BatchNormalization normalises with its moving statistics.
   void set_trainable(bool value);
   // The index of a new call of this layer on symbolic tensors (models/keras_tensor.cpp): orders a
   // shared layer's calls.

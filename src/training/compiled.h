@@ -16,6 +16,10 @@ namespace kerascpp::training {
 
 struct Compiled {
   optimizers::OptimizerPtr optimizer;
+  // The weights training updates, taken at the first train step after compile and kept until the next
+  // compile, as Keras 3 does (a layer frozen after that trains on until the model is compiled again).
+  std::vector<VariablePtr> trainable;
+  bool trainable_taken = false;
   std::vector<losses::LossPtr> losses;                  // one per model output; null: none
   std::vector<double> loss_weights;                     // one per model output
   std::vector<std::vector<metrics::MetricPtr>> metrics;  // per model output
@@ -26,6 +30,9 @@ struct Compiled {
   std::vector<metrics::Mean> output_loss_trackers;  // per output, multi-output models only
   Json config;  // Keras 3 compile_config, as saved
 };
+
+// Compiled::trainable, taken now when it was not yet since compile.
+const std::vector<VariablePtr>& trainable_weights(const Model& model, Compiled& c);
 
 // The inputs, targets and sample weights of one batch (samples on axis 0).
 struct Batch {

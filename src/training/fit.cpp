@@ -194,7 +194,7 @@ std::shared_ptr<callbacks::History> Model::fit(const std::vector<Tensor>& x_in, 
   std::mt19937_64 rng(o.seed ? o.seed : std::random_device{}());
   std::vector<int64_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  c.optimizer->build(trainable_weights());
+  c.optimizer->build(training::trainable_weights(*this, c));
   stop_training = false;
   Logs logs;
   cbs.each([&](callbacks::Callback& cb) { cb.on_train_begin(logs); });

@@ -52,8 +52,13 @@ void track(Compiled& c, const Batch& b, const std::vector<Tensor>& outs, float l
 
 }  // namespace
 
+const std::vector<VariablePtr>& trainable_weights(const Model& model, Compiled& c) {
+  if (!c.trainable_taken) c.trainable = model.trainable_weights(), c.trainable_taken = true;
+  return c.trainable;
+}
+
 bool train_step(Model& model, Compiled& c, const Batch& b, uint64_t seed, RnnStates* states) {
-  const std::vector<VariablePtr> trainable = model.trainable_weights();
+  const std::vector<VariablePtr> trainable = trainable_weights(model, c);
   std::vector<std::pair<VariablePtr, Tensor>> updates;
   std::vector<Tensor> extra;
   std::vector<float> parts;

@@ -149,9 +149,15 @@ def test_trainable_moves_weights_and_freezes_nested_layers():
     assert len(model.trainable_weights) == 2 and len(model.non_trainable_weights) == 4
     model.compile(optimizer="sgd", loss="mse")
     model.fit(np.ones((8, 4), "float32"), np.ones((8, 3), "float32"), verbose=0)
-    model.trainable = False  # after fit, without a new compile: the next fit trains nothing
+    model.trainable = False
     assert not model.trainable_weights and not bn.trainable and model.get_config()["trainable"] is False
     data = np.random.default_rng(0).random((32, 4)).astype("float32") * 5
+    before = model.get_weights()
+    # Keras 3 keeps the trainable state of the first step after compile: without a new compile, training
+    # goes on as it was (checked against Keras 3.15).
+    model.fit(data, data[:, :3], epochs=1, verbose=0)
+    assert any(not np.array_equal(a, b) for a, b in zip(before, model.get_weights()))
+    model.compile(optimizer="sgd", loss="mse")
     before = model.get_weights()
     model.fit(data, data[:, :3], epochs=1, verbose=0)
     for b, a in zip(before, model.get_weights()):  # a frozen BatchNormalization keeps its statistics

@@ -153,8 +153,8 @@ TEST(BuildModels, FreezingAModelFreezesEveryLayer) {
   EXPECT_EQ(m.get_config()["config"]["trainable"], false);
 }
 
-// Keras 3 takes the trainable state at the first train step after compile: a layer frozen between
-// compile and training is left alone.
+// Keras 3 takes the trainable state at the first train step after compile and keeps it until the next
+// compile: a layer frozen between compile and training is left alone.
 TEST(BuildModels, ALayerFrozenAfterCompileIsNotTrained) {
   auto x = Input({4});
   auto y = layers::Dense({{"units", 1}, {"name", "d"}})(layers::Dense({{"units", 2}, {"name", "first"}})(x));
@@ -165,6 +165,14 @@ TEST(BuildModels, ALayerFrozenAfterCompileIsNotTrained) {
   m.train_on_batch({ramp({8, 4})}, {ramp({8, 1})});
   EXPECT_EQ(max_abs_diff(m.get_weights()[0], before[0]), 0.0f);  // frozen
   EXPECT_GT(max_abs_diff(m.get_weights()[2], before[2]), 0.0f);  // trained
+  // Unfrozen after that step: it stays out of training until the next compile (Keras 3.15 does so).
+  m.get_layer("first").set_trainable(true);
+  const Tensor kept = m.get_weights()[0];
+  m.train_on_batch({ramp({8, 4})}, {ramp({8, 1})});
+  EXPECT_EQ(max_abs_diff(m.get_weights()[0], kept), 0.0f);
+  m.compile({.optimizer = "sgd", .loss = "mse"});
+  m.train_on_batch({ramp({8, 4})}, {ramp({8, 1})});
+  EXPECT_GT(max_abs_diff(m.get_weights()[0], kept), 0.0f);
 }
 
 // model.input and a layer's output of a model built in code are the tensors it was built from: the
