@@ -122,9 +122,7 @@ def _add_weight(layer, name, shape, initializer, trainable):
         name = "variable" if not own else f"variable_{len(own)}"
     shape = tuple(int(d) for d in (shape or ()))
     var = adder(name, shape, bool(trainable))
-    value = _initial_value(initializer, shape)
-    if value is not None:
-        var.assign(value)
+    var.assign(_initial_value(initializer, shape))
     own.append(var)
     return var
 

@@ -140,6 +140,9 @@ void Initializer::fill(Tensor& t, std::mt19937_64& caller_rng) const {
   std::mt19937_64& rng = seeded_ ? own : caller_rng;
   float* p = t.data<float>();
   const int64_t n = t.size();
+  auto draw = [&](auto sample) {  // every element from one draw of the distribution
+    for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(sample());
+  };
   const Shape& shape = t.shape();
   switch (kind_) {
     case Kind::constant:
@@ -154,18 +157,15 @@ void Initializer::fill(Tensor& t, std::mt19937_64& caller_rng) const {
     }
     case Kind::normal: {
       std::normal_distribution<double> d(a_, b_);
-      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(d(rng));
-      return;
+      return draw([&] { return d(rng); });
     }
     case Kind::truncated_normal: {
       std::normal_distribution<double> d(0.0, 1.0);
-      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(a_ + b_ * truncated(d, rng));
-      return;
+      return draw([&] { return a_ + b_ * truncated(d, rng); });
     }
     case Kind::uniform: {
       std::uniform_real_distribution<double> d(a_, b_);
-      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(d(rng));
-      return;
+      return draw([&] { return d(rng); });
     }
     case Kind::variance_scaling: {
       const auto [fan_in, fan_out] = compute_fans(shape, input_axes_, output_axes_);
@@ -174,16 +174,15 @@ void Initializer::fill(Tensor& t, std::mt19937_64& caller_rng) const {
       std::normal_distribution<double> normal(0.0, 1.0);
       if (distribution_ == "truncated_normal") {
         const double stddev = std::sqrt(scale) / 0.87962566103423978;
-        for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(stddev * truncated(normal, rng));
+        return draw([&] { return stddev * truncated(normal, rng); });
       } else if (distribution_ == "untruncated_normal") {
         const double stddev = std::sqrt(scale);
-        for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(stddev * normal(rng));
+        return draw([&] { return stddev * normal(rng); });
       } else {
         const double limit = std::sqrt(3.0 * scale);
         std::uniform_real_distribution<double> u(-limit, limit);
-        for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(u(rng));
+        return draw([&] { return u(rng); });
       }
-      return;
     }
     case Kind::orthogonal: {
       KCPP_CHECK(shape.size() >= 2, ValueError, "The tensor to initialize must be at least two-dimensional (", who_,
