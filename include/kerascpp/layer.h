@@ -140,6 +140,10 @@ class Layer : public std::enable_shared_from_this<Layer> {
   // Tensors in other keywords are refused by name. Default: one argument, `inputs`, whose positional
   // followers (an op node's operands) all become inputs.
   virtual std::vector<TensorArgument> tensor_arguments() const { return {{"inputs"}}; }
+  // An op node (a keras.ops call, tf_keras's TFOpLambda): every tensor of its call, in its positional
+  // and keyword arguments, is an input in order; its other arguments belong to the node itself
+  // (layers/op_nodes/op_node.h). It neither takes nor gives masks, and drops them without a warning.
+  virtual bool is_operation() const { return false; }
   // The keyword arguments of a call that are not tensors and that the layer reads (through
   // CallContext::options), with Keras's defaults; a graph that gives others is refused by name.
   // `training` and masks are always accepted.

@@ -36,9 +36,7 @@ KerasTensor Input(const Shape& shape, const Json& options = Json::object());
 
 #define KCPP_LAYER(name, factory) \
   inline LayerRef name(const Json& arguments = Json::object()) { return layer(#name, arguments); }
-#define KCPP_OP_NODE(name, factory)
 #include "kerascpp/layer_list.inc"
 #undef KCPP_LAYER
-#undef KCPP_OP_NODE
 
 }  // namespace kerascpp::layers

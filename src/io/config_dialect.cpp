@@ -1,9 +1,12 @@
 #include "io/config_dialect.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
 #include "io/dialect_rules.h"
+#include "layers/layer_list.h"
+#include "models/call_binding.h"
 #include "models/functional.h"
 
 namespace kerascpp::io {
@@ -60,13 +63,14 @@ Json canonical_inbound(Json inbound, const std::string& layer_name, const std::s
     }
     KCPP_CHECK(call.is_array() && !call.empty(), ValueError, "Invalid inbound node of layer '", layer_name,
                "': ", call.dump().substr(0, 200));
+    // tf_keras's TFOpLambda keeps its argument's structure: one tensor is the reference itself.
+    if (call[0].is_string()) call = Json::array({std::move(call)});
     Json tensors = Json::array(), kwargs = Json::object();
     for (const Json& ref : call) {
       KCPP_CHECK(ref.is_array() && ref.size() >= 3 && ref[0].is_string(), ValueError, "Invalid inbound node of layer '",
                  layer_name, "': ", call.dump().substr(0, 200));
-      KCPP_CHECK(ref[0] != "_CONSTANT_VALUE", NotImplementedError, "Layer '", layer_name,
-                 "' is called on a constant (a TensorFlow op layer), which kerascpp does not support");
-      tensors.push_back(keras_tensor(ref));
+      // A TFOpLambda whose first argument is a constant (tf.maximum(0.0, x)): ["_CONSTANT_VALUE", -1, value].
+      tensors.push_back(ref[0] == "_CONSTANT_VALUE" ? ref[2] : keras_tensor(ref));
       if (ref.size() >= 4 && ref[3].is_object() && kwargs.empty()) kwargs = convert_kwargs(ref[3]);
     }
     if (tensors.size() > 1 && keras2_lists_initial_state(cls)) {
@@ -204,21 +208,17 @@ Json canonical_model(const std::string& cls, Json config, int major) {
   return config;
 }
 
-// An op node is called once; its positional arguments with tensors as null ([null, 3.0] for x + 3.0)
-// tell the layer where its constants go. The graph itself reads only the tensors.
-Json op_call_args(const Json& inbound, const std::string& name) {
+// An op node is called once; its call, tensors replaced by placeholders, holds the arguments that
+// are its own (layers/op_nodes/op_node.h). The graph reads the call's tensors.
+Json op_call(const Json& inbound, const std::string& name) {
   KCPP_CHECK(inbound.size() == 1 && inbound[0].is_object(), NotImplementedError, "Operation '", name,
              "' is called ", inbound.size(), " times in the graph; kerascpp expects one call");
-  Json args = Json::array();
-  for (const Json& a : inbound[0].value("args", Json::array())) {
-    const bool tensor = a.is_object() && a.value("class_name", std::string()) == "__keras_tensor__";
-    KCPP_CHECK(tensor || a.is_number(), NotImplementedError, "Operation '", name,
-               "' has an argument kerascpp cannot pass (only tensors and numbers). Received: ", a.dump().substr(0, 200));
-    args.push_back(tensor ? Json(nullptr) : a);
-  }
-  KCPP_CHECK(inbound[0].value("kwargs", Json::object()).empty(), NotImplementedError, "Operation '", name,
-             "' has keyword arguments, which kerascpp does not support. Received: ", inbound[0]["kwargs"].dump().substr(0, 200));
-  return args;
+  return models::call_template(inbound[0]);
+}
+
+bool is_layer_class(const std::string& cls) {
+  static const std::vector<std::string> known = known_layer_classes();
+  return models::is_model_class(cls) || std::find(known.begin(), known.end(), cls) != known.end();
 }
 
 bool is_numpy_binary_op(const std::string& cls) {
@@ -242,17 +242,27 @@ Json canonical_entry(Json entry, int major) {
   if (cls == "Model") cls = "Functional";
   if (cls == "GroupedQueryAttention") cls = "GroupQueryAttention";  // Keras 3's .h5 writes the Python class
   if (entry["config"].is_object()) cudnn_as_keras(cls, entry["config"]);
-  // Keras 3 graphs also hold keras.ops calls (x + 3.0, keras.ops.add(a, b)): entries of module
-  // keras.src.ops.*, whose class names collide with layers' (Add, Multiply). They are named with
-  // their module ("keras.src.ops.numpy.Add", see src/layers/op_nodes/numpy_binary.cpp).
-  const bool is_op = entry.contains("module") && entry["module"].is_string() &&
-                     entry["module"].get<std::string>().rfind("keras.src.ops.", 0) == 0;
-  if (is_op) cls = entry["module"].get<std::string>() + "." + cls;
-  // Keras 3's legacy .h5 drops the module. There an op node shows by its call: two positional
-  // arguments (x + 3.0 is Add with args [x, 3.0]) where the merge layer of that name takes one list.
-  const bool unmarked_op = !is_op && !entry.contains("module") && is_numpy_binary_op(cls) &&
-                           first_call_positional_args(entry) >= 2;
-  if (unmarked_op) cls = "keras.src.ops.numpy." + cls;
+  // Keras 3 graphs also hold keras.ops calls (x + 3.0, keras.ops.add(a, b), x[:, -1]): entries of
+  // module keras.src.ops.* (and keras.activations' ReLU / Mish), whose class names collide with
+  // layers' (Add, Multiply). They are named with their module ("keras.src.ops.numpy.Add", see
+  // src/layers/op_nodes/op_node.h).
+  const std::string module = entry.value("module", Json()).is_string() ? entry["module"].get<std::string>() : "";
+  const bool is_op = module.rfind("keras.src.ops.", 0) == 0 || module == "keras.src.activations.activations";
+  if (is_op) cls = module + "." + cls;
+  // Keras 3's legacy .h5 drops the module. There an op node shows by its config (no `trainable`) or
+  // by its call: two positional arguments (x + 3.0 is Add with args [x, 3.0]) where the merge layer of
+  // that name takes one list.
+  // An op's config holds its name and constructor arguments only, never a layer's `trainable`; where
+  // a layer has the op's class name, only the call tells.
+  std::string op_class;
+  if (!is_op && !entry.contains("module") && entry["config"].is_object() && !entry["config"].contains("trainable") &&
+      !is_layer_class(cls))
+    op_class = layers::keras_op_class(cls);
+  if (op_class.empty() && !is_op && !entry.contains("module") && is_numpy_binary_op(cls) &&
+      first_call_positional_args(entry) >= 2)
+    op_class = "keras.src.ops.numpy." + cls;
+  const bool unmarked_op = !op_class.empty();
+  if (unmarked_op) cls = op_class;
   Json out = {{"class_name", cls}};
   if (models::is_model_class(cls)) {
     out["config"] = canonical_model(cls, std::move(entry["config"]), major);
@@ -272,7 +282,8 @@ Json canonical_entry(Json entry, int major) {
     out["config"]["name"] = name;
   }
   if (entry.contains("inbound_nodes")) out["inbound_nodes"] = canonical_inbound(std::move(entry["inbound_nodes"]), name, cls);
-  if (is_op || unmarked_op) out["config"]["call_args"] = op_call_args(out.value("inbound_nodes", Json::array()), name);
+  if (is_op || unmarked_op || cls == "TFOpLambda" || cls == "SlicingOpLambda")
+    out["config"]["call"] = op_call(out.value("inbound_nodes", Json::array()), name);
   return out;
 }
 

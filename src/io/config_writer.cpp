@@ -48,6 +48,8 @@ Json keras3_entry(Json e) {
     e["registered_name"] = cls == "Sequential" ? Json(nullptr) : Json("Functional");
   } else {
     check_keras3_expressible(cls, e["config"]);
+    if (cls == "TFOpLambda" || cls == "SlicingOpLambda")
+      unrepresentable(e["config"], "a TensorFlow function (tf_keras's " + cls + ")", "3");
     // tf_keras writes BatchNormalization's axis as a list; Keras 3 takes one int.
     if (cls == "BatchNormalization" && e["config"].contains("axis") && e["config"]["axis"].is_array()) {
       Json& axis = e["config"]["axis"];
@@ -64,7 +66,7 @@ Json keras3_entry(Json e) {
     if (dot != std::string::npos) {  // a keras.ops node, "keras.src.ops.numpy.Add" (config_dialect.cpp)
       e["module"] = cls.substr(0, dot);
       e["class_name"] = e["registered_name"] = cls.substr(dot + 1);
-      e["config"].erase("call_args");
+      e["config"].erase("call");
     }
   }
   return e;
@@ -237,12 +239,17 @@ Json keras2_model(const std::string& cls, Json config) {
         for (const auto& [key, value] : kwargs.items())
           if (key != "initial_state" && !is_mask_kwarg(key)) extra[key] = keras2_value(value);
         Json refs = Json::array();
+        if (!args.empty() && !is_keras_tensor(args[0]) && !args[0].is_array())  // tf.maximum(0.0, x)
+          refs.push_back(Json::array({"_CONSTANT_VALUE", -1, args[0], extra}));
         for (const Json* t : tensors) {
           Json r = keras2_triple((*t)["config"]["keras_history"], nested);
           r.push_back(extra);
           refs.push_back(r);
         }
-        calls.push_back(refs);
+        // tf_keras's TFOpLambda keeps its first argument's structure: one tensor (or constant) is the
+        // reference itself, a list of tensors a list of references.
+        const bool op_lambda = l["class_name"] == "TFOpLambda" || l["class_name"] == "SlicingOpLambda";
+        calls.push_back(op_lambda && refs.size() == 1 && !args.empty() && !args[0].is_array() ? refs[0] : refs);
       }
       l["inbound_nodes"] = calls;
     }
@@ -262,6 +269,7 @@ Json keras2_entry(Json e) {
   } else {
     if (application_layer(cls)) unrepresentable(e["config"], "keras.applications' " + cls, "2");
     if (cls.find('.') != std::string::npos) unrepresentable(e["config"], "the Keras 3 operation " + cls, "2");
+    e["config"].erase("call");  // a TFOpLambda's arguments are in its inbound node
     keras2_layer_config(cls, e["config"]);
   }
   return e;

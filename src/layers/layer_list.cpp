@@ -13,10 +13,8 @@ using Factory = LayerPtr (*)(const Json&);
 const std::map<std::string, Factory, std::less<>>& factories() {
   static const std::map<std::string, Factory, std::less<>> table = {
 #define KCPP_LAYER(name, factory) {#name, &layers::factory},
-#define KCPP_OP_NODE(name, factory) {name, &layers::factory},
 #include "kerascpp/layer_list.inc"
 #undef KCPP_LAYER
-#undef KCPP_OP_NODE
   };
   return table;
 }
@@ -25,7 +23,9 @@ const std::map<std::string, Factory, std::less<>>& factories() {
 
 LayerPtr make_layer(const std::string& class_name, const Json& config) {
   const std::string name = config.value("name", std::string("?"));
-  if (class_name == "Lambda" || class_name == "TFOpLambda" || class_name == "SlicingOpLambda")
+  if (class_name == "TFOpLambda" || class_name == "SlicingOpLambda") return layers::make_tf_op_lambda(class_name, config);
+  if (class_name.find('.') != std::string::npos) return layers::make_op_node(class_name, config);
+  if (class_name == "Lambda")
     KCPP_THROW(NotImplementedError, "Layer '", name, "' is a ", class_name,
                " layer, whose function is Python code stored in the model file. kerascpp never runs code "
                "from a model file; replace it with built-in layers, or supply the function through "

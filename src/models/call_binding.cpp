@@ -17,6 +17,23 @@ void flatten_tensors(const Json& j, std::vector<const Json*>* out) {
 }
 
 namespace {
+void replace_tensors(Json& j, int* next) {
+  if (is_keras_tensor(j)) {
+    j = Json{{"kerascpp_input", (*next)++}};
+  } else if (j.is_structured()) {
+    for (auto& e : j) replace_tensors(e, next);
+  }
+}
+}  // namespace
+
+Json call_template(const Json& call) {
+  Json out = call;
+  int next = 0;
+  replace_tensors(out, &next);
+  return out;
+}
+
+namespace {
 // A call's mask argument, one entry per tensor of the argument it belongs to (null for none): a single
 // mask (or null) goes with the first tensor, a list with the tensors in order.
 void flatten_masks(const Json& j, std::vector<const Json*>* out) {
@@ -43,6 +60,15 @@ CallBinding bind_call(const Layer& layer, const Json& call, const std::string& i
     return -1;
   };
   CallBinding n;
+  if (layer.is_operation()) {  // its arguments are its own (layers/op_nodes/op_node.h)
+    flatten_tensors(call, &n.inputs);
+    KCPP_CHECK(!n.inputs.empty(), ValueError, "The ", where, " has no input tensors");
+    n.tensor_arguments = 1;
+    n.masks.assign(n.inputs.size(), nullptr);
+    n.mask_given.assign(n.inputs.size(), 0);
+    n.auto_mask.assign(n.inputs.size(), 0);
+    return n;
+  }
   // The JSON of each tensor argument: positional ones in order (a layer with one argument takes all of
   // them, as an op node's operands), then keywords.
   std::vector<std::vector<const Json*>> values(params.size());

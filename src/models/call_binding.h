@@ -38,5 +38,8 @@ CallBinding bind_call(const Layer& layer, const Json& call, const std::string& w
 bool is_keras_tensor(const Json& j);
 // Every Keras tensor of a call's arguments, depth first, in order (pointers into j: keep j alive).
 void flatten_tensors(const Json& j, std::vector<const Json*>* out);
+// The call with each Keras tensor replaced by {"kerascpp_input": i}, i counting in flatten_tensors'
+// order: an op node's arguments as its layer reads them (layers/op_nodes/op_node.h).
+Json call_template(const Json& call);
 
 }  // namespace kerascpp::models

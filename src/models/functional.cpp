@@ -307,7 +307,7 @@ std::vector<Tensor> Functional::call(const std::vector<Tensor>& inputs, const Ca
     CallContext layer_ctx = ctx;
     layer_ctx.masks = call_masked && layer.supports_masking() ? &call_masks : nullptr;
     layer_ctx.options = n.options.empty() ? nullptr : &n.options;
-    if (masked && !layer.supports_masking() && !mask_dropped_[order_[s]].exchange(true))
+    if (masked && !layer.supports_masking() && !layer.is_operation() && !mask_dropped_[order_[s]].exchange(true))
       warn(kerascpp::detail::concat("Layer '", layer.name(), "' (of type ", layer.class_name(),
            ") was passed an input with a mask attached to it. However, this layer does not support masking and "
            "will therefore destroy the mask information. Downstream layers will not see the mask."));

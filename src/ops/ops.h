@@ -10,6 +10,7 @@
 #pragma once
 
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -179,6 +180,27 @@ Tensor lstm_sequence(const Tensor& xp, const Tensor& h0, const Tensor& c0, const
 // zero_output_for_mask as lstm_sequence. Returns (batch, steps, 2 units): [y_s | h_s] per step.
 Tensor gru_sequence(const Tensor& xp, const Tensor& h0, const Tensor& u, const Tensor& rb, const Tensor& rm,
                     const Tensor& mask, bool go_backwards, bool zero_output_for_mask, UnaryOp act, UnaryOp ract);
+// ---- elementwise ops given as scalar functions (src/ops/scalar_map.cpp): the math that op nodes
+// (keras.ops calls, TFOpLambda) reach and no layer does: sin, floor, power, comparisons, ... float32,
+// numpy broadcasting. A null derivative records no gradient (piecewise constant functions, booleans).
+using ScalarFn = float (*)(float);
+using ScalarGrad = float (*)(float x, float y);  // dy/dx at x, where y = f(x)
+Tensor map_unary(const char* op, const Tensor& x, ScalarFn f, ScalarGrad df);
+using ScalarFn2 = float (*)(float a, float b);
+using ScalarGrad2 = float (*)(float a, float b, float y);  // d/da or d/db at (a, b), where y = f(a, b)
+Tensor map_binary(const char* op, const Tensor& a, const Tensor& b, ScalarFn2 f, ScalarGrad2 da, ScalarGrad2 db);
+// x[key] with numpy's basic indexing (src/ops/get_item.cpp): per entry an integer (drops the dim;
+// negative counts from the end), a slice start:stop:step (numpy's defaults and clamping), a new axis
+// (None) or one ellipsis; dims past the key are kept whole. ValueError for an index out of range, a
+// zero step or too many indices. get_item_shape also takes unknown dims (-1), which stay unknown.
+struct Index {
+  enum Kind { integer, range, new_axis, ellipsis } kind = range;
+  int64_t at = 0;  // for `integer`
+  std::optional<int64_t> start, stop;
+  int64_t step = 1;
+};
+Shape get_item_shape(const Shape& x, const std::vector<Index>& key);
+Tensor get_item(const Tensor& x, const std::vector<Index>& key);
 // keras.ops.take(table, indices, axis=0): rows of `table` (float32, (n, ...)) picked by `indices`
 // (float32 truncated toward zero as Keras casts to int32, int32 or int64) -> indices.shape + (...).
 // ValueError naming the first index outside [0, n). The gradient adds dy's rows back into the table's.

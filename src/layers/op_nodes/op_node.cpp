@@ -1,0 +1,179 @@
+#include "layers/op_nodes/op_node.h"
+
+#include <algorithm>
+#include <map>
+
+#include "layers/layer_list.h"
+
+namespace kerascpp::layers::op_nodes {
+namespace {
+
+// A number or nested list of numbers: its shape, and its values in order.
+void nested(const Json& j, Shape* shape, std::vector<float>* values, size_t depth, const std::string& who) {
+  // A constant array as Keras 3 writes it (keras.ops.ones((6, 2)) in a call).
+  if (j.is_object() && (j.value("class_name", std::string()) == "__tensor__" || j.value("class_name", std::string()) == "__numpy__") &&
+      j.contains("config") && j["config"].contains("value"))
+    return nested(j["config"]["value"], shape, values, depth, who);
+  if (j.is_number() || j.is_boolean()) {
+    values->push_back(j.is_boolean() ? (j.get<bool>() ? 1.f : 0.f) : j.get<float>());
+    return;
+  }
+  KCPP_CHECK(j.is_array(), NotImplementedError, who, " has an argument kerascpp cannot pass (only tensors, numbers "
+             "and lists of numbers). Received: ", j.dump().substr(0, 200));
+  if (shape->size() == depth) shape->push_back(static_cast<int64_t>(j.size()));
+  KCPP_CHECK((*shape)[depth] == static_cast<int64_t>(j.size()), ValueError, who, ": a constant list is ragged: ",
+             j.dump().substr(0, 200));
+  for (const Json& e : j) nested(e, shape, values, depth + 1, who);
+}
+
+}  // namespace
+
+template <>
+Tensor Args<Tensor>::value_of(const Json& j, const char* name) const {
+  if (is_input(j)) return inputs_.at(j["kerascpp_input"].get<size_t>());
+  Shape shape;
+  std::vector<float> values;
+  nested(j, &shape, &values, 0, who_ + " (argument '" + name + "')");
+  return Tensor::from_vector(shape, values);
+}
+
+template <>
+Shape Args<Shape>::value_of(const Json& j, const char* name) const {
+  if (is_input(j)) return inputs_.at(j["kerascpp_input"].get<size_t>());
+  Shape shape;
+  std::vector<float> values;
+  nested(j, &shape, &values, 0, who_ + " (argument '" + name + "')");
+  return shape;
+}
+
+Shape same_shape(const Args<Shape>& a) { return a.value("x"); }
+Shape broadcast_shape(const Args<Shape>& a) { return ops::broadcast_shape(a.value("x"), a.value("y")); }
+void expect_rank(const Args<Shape>& a, const Shape& s, size_t n, const char* what) {
+  KCPP_CHECK(s.size() >= n, ValueError, a.who(), ": ", what, " must have rank >= ", n, ". Received: shape=", shape_str(s));
+}
+
+namespace {
+
+struct Registry {
+  std::vector<OpDef> defs;
+  std::map<std::string, const OpDef*, std::less<>> keras, tf;
+};
+
+const Registry& registry() {
+  static const Registry r = [] {
+    Registry r;
+    for (auto family : {elementwise_ops, reduction_ops, array_ops})
+      for (OpDef& d : family()) r.defs.push_back(std::move(d));
+    for (const OpDef& d : r.defs) {
+      if (d.keras) r.keras[std::string("keras.src.") + d.keras] = &d;
+      for (std::string names = d.tf ? d.tf : ""; !names.empty();) {
+        const size_t bar = names.find('|');
+        r.tf[names.substr(0, bar)] = &d;
+        names = bar == std::string::npos ? "" : names.substr(bar + 1);
+      }
+    }
+    return r;
+  }();
+  return r;
+}
+
+std::string known(const std::map<std::string, const OpDef*, std::less<>>& m, size_t strip) {
+  std::string out;
+  for (const auto& [k, v] : m) out += (out.empty() ? "" : ", ") + k.substr(strip);
+  return out;
+}
+
+// The placeholders of a call template, counted.
+size_t count_inputs(const Json& j) {
+  if (j.is_object() && j.contains("kerascpp_input")) return 1;
+  size_t n = 0;
+  if (j.is_structured())
+    for (const Json& e : j) n += count_inputs(e);
+  return n;
+}
+
+class OpNode : public Layer {
+ public:
+  OpNode(const Json& config, const OpDef& def, std::string cls, std::string who, bool keras3)
+      : Layer(config), def_(def), class_(std::move(cls)), who_(std::move(who)) {
+    const Json call = config.value("call", Json{{"args", Json::array({Json{{"kerascpp_input", 0}}})}});
+    KCPP_CHECK(call.is_object(), ValueError, "Invalid call of ", who_, ": ", call.dump().substr(0, 200));
+    inputs_ = count_inputs(call);
+    bound_ = Json::object();
+    auto takes = [&](const std::string& key) { return std::find(def_.params.begin(), def_.params.end(), key) != def_.params.end(); };
+    auto bind = [&](const std::string& key, const Json& v) {
+      if (key == "name" || (v.is_null() && !bound_.contains(key))) return;  // a null is the default
+      KCPP_CHECK(takes(key), NotImplementedError, who_, " is given the argument ", key, "=", v.dump().substr(0, 80),
+                 ", which kerascpp does not support");
+      KCPP_CHECK(!bound_.contains(key), ValueError, who_, " is given the argument '", key, "' twice");
+      bound_[key] = v;
+    };
+    const Json args = call.value("args", Json::array());
+    KCPP_CHECK(args.size() <= def_.params.size(), NotImplementedError, who_, " is given ", args.size(),
+               " positional arguments; kerascpp knows ", def_.params.size());
+    for (size_t i = 0; i < args.size(); ++i) bind(def_.params[i], args[i]);
+    const Json kwargs = call.value("kwargs", Json::object());
+    for (const auto& [k, v] : kwargs.items()) {
+      std::string key = k;
+      for (const auto& [tf, ours] : def_.tf_names)
+        if (!keras3 && key == tf) key = ours;
+      bind(key, v);
+    }
+    if (keras3)
+      for (const auto& [k, v] : config.items())
+        if (k != "call" && k != "trainable" && (k != "dtype" || takes("dtype"))) bind(k, v);
+  }
+  std::string class_name() const override { return class_; }
+  bool is_operation() const override { return true; }
+  std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
+    expect_inputs(in, inputs_);
+    return {def_.shape(Args<Shape>(bound_, in, who_))};
+  }
+  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override {
+    std::vector<Tensor> f;  // integer and boolean inputs compute as float32, as kerascpp carries them
+    for (const Tensor& t : in) f.push_back(t.dtype() == DType::float32 ? t : t.astype(DType::float32));
+    return {def_.call(Args<Tensor>(bound_, f, who_))};
+  }
+
+ private:
+  const OpDef& def_;
+  std::string class_, who_;
+  Json bound_;
+  size_t inputs_ = 0;
+};
+
+}  // namespace
+
+}  // namespace kerascpp::layers::op_nodes
+
+namespace kerascpp::layers {
+using op_nodes::OpNode;
+using op_nodes::registry;
+
+LayerPtr make_op_node(const std::string& cls, const Json& config) {
+  const std::string name = config.value("name", std::string("?"));
+  auto it = registry().keras.find(cls);
+  KCPP_CHECK(it != registry().keras.end(), NotImplementedError, "Operation '", name, "' is a call of ", cls,
+             ", which kerascpp does not support. Supported operations: ", op_nodes::known(registry().keras, 10));
+  return std::make_shared<OpNode>(config, *it->second, cls, "Operation '" + name + "' (" + cls + ")", true);
+}
+
+std::string keras_op_class(const std::string& cls) {
+  for (const auto& [k, v] : registry().keras)
+    if (k.size() > cls.size() && k.compare(k.size() - cls.size(), cls.size(), cls) == 0 && k[k.size() - cls.size() - 1] == '.')
+      return k;
+  return "";
+}
+
+LayerPtr make_tf_op_lambda(const std::string& cls, const Json& config) {
+  const std::string name = config.value("name", std::string("?"));
+  const Json fn = config.value("function", Json());
+  KCPP_CHECK(fn.is_string(), ValueError, "Layer '", name, "' (", cls, ") has no `function` name in its config");
+  auto it = registry().tf.find(fn.get<std::string>());
+  KCPP_CHECK(it != registry().tf.end(), NotImplementedError, "Layer '", name, "' (", cls,
+             ") calls the TensorFlow function tf.", fn.get<std::string>(),
+             ", which kerascpp does not support. Supported functions: ", op_nodes::known(registry().tf, 0));
+  return std::make_shared<OpNode>(config, *it->second, cls, "Layer '" + name + "' (" + cls + " tf." + fn.get<std::string>() + ")", false);
+}
+
+}  // namespace kerascpp::layers

@@ -1,0 +1,111 @@
+// Op nodes: the keras.ops calls that Keras 3 records in functional graphs (`x[:, -1]` is GetItem,
+// `ops.mean(x, axis=1)` is Mean, of module keras.src.ops.numpy) and tf_keras's TFOpLambda /
+// SlicingOpLambda (`tf.reduce_mean(x)` is the function "math.reduce_mean"). Their function is a name and
+// their arguments are data: the op's config (Keras 3 stores the op's constructor arguments there) and
+// its call as saved, the call's tensors replaced by placeholders {"kerascpp_input": i} (config "call",
+// io/config_dialect.cpp). A name kerascpp does not know is refused by name.
+//
+// Each op is an OpDef: its parameters in Python's positional order under one name per parameter
+// (Keras 3's; tf_keras's spellings map onto them), a shape function and a compute function over
+// Args, which binds the call's positional arguments, its keywords and the op's config by name:
+//
+//   {"numpy.Mean", "math.reduce_mean|reduce_mean", {"x", "axis", "keepdims"}, {{"input_tensor", "x"}},
+//    reduce_shape, [](const Args<Tensor>& a) { return ops::reduce_mean(a.value("x"), a.axes("axis"), ...); }}
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kerascpp/layer.h"
+#include "ops/ops.h"
+
+namespace kerascpp::layers::op_nodes {
+
+// One call's arguments by parameter name. T is Tensor when the op runs, Shape when the graph infers
+// its output shape: a tensor argument is then its shape, a number a rank-0 shape.
+template <class T>
+class Args {
+ public:
+  Args(const Json& bound, const std::vector<T>& inputs, const std::string& who)
+      : bound_(bound), inputs_(inputs), who_(who) {}
+  bool has(const char* name) const { return bound_.contains(name) && !bound_[name].is_null(); }
+  // A tensor argument, or a number (or nested list of numbers) as a float32 constant.
+  T value(const char* name) const { return value_of(at(name), name); }
+  // A list of tensors (a single tensor is a list of one).
+  std::vector<T> values(const char* name) const {
+    const Json& j = at(name);
+    std::vector<T> out;
+    if (j.is_array() && !j.empty() && !j[0].is_number()) {
+      for (const Json& e : j) out.push_back(value_of(e, name));
+    } else {
+      out.push_back(value_of(j, name));
+    }
+    return out;
+  }
+  // A non-tensor argument as JSON (null when absent).
+  const Json& json(const char* name) const {
+    static const Json kNull;
+    return bound_.contains(name) ? bound_[name] : kNull;
+  }
+  template <typename V>
+  V get(const char* name, V fallback) const {
+    const Json& j = json(name);
+    if (j.is_null()) return fallback;
+    check(!is_input(j) && (j.is_primitive() || j.is_array()), name, "a constant");
+    try {
+      return j.get<V>();
+    } catch (const Json::exception&) {
+      fail(name, "of another type");
+    }
+  }
+  // An axis argument: null (every axis: empty), an int or a list of ints.
+  std::vector<int> axes(const char* name) const {
+    const Json& j = json(name);
+    if (j.is_null()) return {};
+    if (j.is_number_integer()) return {j.get<int>()};
+    return get<std::vector<int>>(name, {});
+  }
+  // "Operation 'mean' (keras.src.ops.numpy.Mean)", for messages.
+  const std::string& who() const { return who_; }
+  [[noreturn]] void fail(const char* name, const std::string& what) const {
+    KCPP_THROW(ValueError, who_, ": argument '", name, "' is ", what, ". Received: ", name, "=", json(name).dump().substr(0, 200));
+  }
+  void check(bool ok, const char* name, const std::string& expected) const {
+    if (!ok) fail(name, "not " + expected);
+  }
+
+ private:
+  static bool is_input(const Json& j) { return j.is_object() && j.contains("kerascpp_input"); }
+  const Json& at(const char* name) const {
+    KCPP_CHECK(has(name), ValueError, who_, " is missing its argument '", name, "'");
+    return bound_[name];
+  }
+  T value_of(const Json& j, const char* name) const;
+
+  const Json& bound_;
+  const std::vector<T>& inputs_;
+  const std::string& who_;
+};
+
+struct OpDef {
+  const char* keras;  // the Keras 3 class with its module under keras.src ("ops.numpy.Mean"), or nullptr
+  const char* tf;     // tf_keras function names, '|'-separated ("math.reduce_mean|reduce_mean"), or nullptr
+  std::vector<std::string> params;  // positional order; every parameter the op reads
+  std::vector<std::pair<std::string, std::string>> tf_names;  // tf_keras's name -> the parameter's
+  Shape (*shape)(const Args<Shape>&);
+  Tensor (*call)(const Args<Tensor>&);
+};
+
+// The ops of each family (elementwise_ops.cpp, reduction_ops.cpp, array_ops.cpp).
+std::vector<OpDef> elementwise_ops();
+std::vector<OpDef> reduction_ops();
+std::vector<OpDef> array_ops();
+
+// Shape functions many ops share: the first tensor's shape; numpy broadcasting of x and y.
+Shape same_shape(const Args<Shape>& a);
+Shape broadcast_shape(const Args<Shape>& a);
+// ValueError naming the op unless the shape has a known rank >= n.
+void expect_rank(const Args<Shape>& a, const Shape& s, size_t n, const char* what);
+
+}  // namespace kerascpp::layers::op_nodes
