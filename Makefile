@@ -9,7 +9,7 @@ SMALL_APPS := MobileNetV3Small MobileNet EfficientNetB0
 CONFIGURE_PY = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKERASCPP_PYTHON=ON \
                -DPython_EXECUTABLE=$(abspath .venv/bin/python)
 
-.PHONY: bench-portable bench-sequences bench-training all deps build test bench bench-applications parity demo fixtures clean format
+.PHONY: bench-facenet bench-portable bench-sequences bench-training all deps build test bench bench-applications parity demo fixtures clean format
 
 all: build
 
@@ -68,6 +68,14 @@ bench-training: deps
 	cmake --build $(BUILD) -j$(JOBS) --target bench_train_soak _kerascpp
 	PYTHONPATH=$(abspath python) .venv/bin/python bench/training.py
 	$(BUILD)/bench_train_soak tests/fixtures/training/mlp_adam 1000
+
+# The FaceNet that Keras users load (issue 17): keras-facenet's 92 MB Inception-ResNet-v1 with its
+# Lambda layers, load time against tf_keras; writes its section of docs/benchmarks.md (about 2 minutes).
+bench-facenet: deps
+	scripts/install_deps.sh --python
+	$(CONFIGURE_PY)
+	cmake --build $(BUILD) -j$(JOBS) --target _kerascpp
+	.venv/bin/python bench/facenet.py
 
 # Sequence models (issue 15): LSTM predict at batch 1 and per step, and training epochs of a
 # Bidirectional LSTM classifier and a GRU regressor, against Keras 3 on TensorFlow; writes its section

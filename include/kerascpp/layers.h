@@ -10,7 +10,9 @@
 // ValueError naming the class for an argument Keras's layer does not take or a missing required one.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "kerascpp/keras_tensor.h"
 
@@ -33,6 +35,20 @@ Json layer_config(const std::string& class_name, const Json& arguments);
 // keras.Input: a symbolic input of `shape` (without the batch dimension; -1 for an unknown one).
 // options: "batch_size", "dtype", "name", as Keras's keyword arguments.
 KerasTensor Input(const Shape& shape, const Json& options = Json::object());
+
+// A Lambda layer's function given in C++ (Keras's custom_objects for a Lambda, whose function kerascpp
+// never takes from the file): it gets the layer's inputs and the config's `arguments` and returns the
+// outputs. Bind it under the Lambda's function name (a Keras 3 named function, a Keras 2 function
+// saved by name) or the layer's name, which is tried next:
+//   CustomObjects custom{{"scaling", layers::lambda([](const std::vector<Tensor>& x, const Json& a) {
+//     Tensor y = x[0].copy();  // y = x * a["scale"]
+//     for (int64_t i = 0; i < y.size(); ++i) y.data<float>()[i] *= a["scale"].get<float>();
+//     return std::vector<Tensor>{y};
+//   })}};
+// The output shape is the config's `output_shape`, else what the function returns for a batch of one.
+// The function computes values only: training through it is refused with a NotImplementedError.
+using LambdaFunction = std::function<std::vector<Tensor>(const std::vector<Tensor>& inputs, const Json& arguments)>;
+LayerFactory lambda(LambdaFunction fn);
 
 #define KCPP_LAYER(name, factory) \
   inline LayerRef name(const Json& arguments = Json::object()) { return layer(#name, arguments); }

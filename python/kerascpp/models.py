@@ -358,8 +358,10 @@ class Sequential(Model):
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     """Loads a Keras model file (.keras, or legacy .h5 from Keras 2 or 3). The GIL is released while
-    the file is read. Lambda functions are taken from custom_objects only, never from the file."""
-    m = Model(_kerascpp.load_model(os.fspath(filepath), bool(compile), custom_objects))
+    the file is read. A Lambda's function comes from custom_objects (under its name or the layer's), or
+    is a Keras backend function kerascpp knows by name; the Python code stored in the file runs only
+    with safe_mode=False, as in Keras."""
+    m = Model(_kerascpp.load_model(os.fspath(filepath), bool(compile), custom_objects, bool(safe_mode)))
     if compile and m.training_config and not m._m.compiled:
         _compile_from_training_config(m)
     return m
@@ -387,12 +389,12 @@ def clone_model(model, input_tensors=None, clone_function=None):
     return model_from_config(json.loads(model._m.get_config_json()))
 
 
-def model_from_json(json_string, custom_objects=None):
+def model_from_json(json_string, custom_objects=None, safe_mode=True):
     """A model from model.to_json() of any Keras; its weights are zero until load_weights()."""
     if not isinstance(json_string, str):
         raise TypeError(f"model_from_json expects a str. Received: {type(json_string).__name__}")
-    return Model(_kerascpp.model_from_json(json_string, custom_objects))
+    return Model(_kerascpp.model_from_json(json_string, custom_objects, bool(safe_mode)))
 
 
-def model_from_config(config, custom_objects=None):
-    return model_from_json(json.dumps(config), custom_objects)
+def model_from_config(config, custom_objects=None, safe_mode=True):
+    return model_from_json(json.dumps(config), custom_objects, safe_mode)

@@ -94,18 +94,18 @@ void bind_model(nb::module_& m) {
         self.load_weights(path, LoadWeightsOptions{by_name, skip_mismatch});
       }, nb::arg("path"), nb::arg("by_name") = false, nb::arg("skip_mismatch") = false);
 
-  m.def("load_model", [](const std::string& path, bool compile, nb::handle custom_objects) {
+  m.def("load_model", [](const std::string& path, bool compile, nb::handle custom_objects, bool safe_mode) {
     LoadOptions options;
     options.compile = compile;
-    options.custom_objects = make_custom_objects(custom_objects);
+    options.custom_objects = make_custom_objects(custom_objects, safe_mode);
     nb::gil_scoped_release release;  // custom layers take the GIL back when they run Python
     return load_model(path, options);
-  }, nb::arg("path"), nb::arg("compile") = true, nb::arg("custom_objects") = nb::none());
-  m.def("model_from_json", [](const std::string& json, nb::handle custom_objects) {
-    CustomObjects custom = make_custom_objects(custom_objects);
+  }, nb::arg("path"), nb::arg("compile") = true, nb::arg("custom_objects") = nb::none(), nb::arg("safe_mode") = true);
+  m.def("model_from_json", [](const std::string& json, nb::handle custom_objects, bool safe_mode) {
+    CustomObjects custom = make_custom_objects(custom_objects, safe_mode);
     nb::gil_scoped_release release;
     return model_from_json(json, custom);
-  }, nb::arg("json"), nb::arg("custom_objects") = nb::none());
+  }, nb::arg("json"), nb::arg("custom_objects") = nb::none(), nb::arg("safe_mode") = true);
   m.def("clear_session", &clear_session);
 }
 

@@ -47,7 +47,9 @@ void logs_from_py(nb::handle d, Logs& logs);
 }  // namespace kcpy
 
 namespace kcpy {
-// Keras's custom_objects (a dict of name -> Python class or function) as kerascpp layer factories.
-// The factories hold Python references: destroy the result with the GIL held.
-CustomObjects make_custom_objects(nb::handle custom_objects);
+// Keras's custom_objects (a dict of name -> Python class or function) as kerascpp layer factories: a
+// class by its names, a function as the Lambda layers named after it or naming it. With safe_mode
+// false, also the Lambda layers whose function is stored in the file (run as Keras runs it, by
+// kerascpp/_lambda.py). The factories hold Python references: destroy the result with the GIL held.
+CustomObjects make_custom_objects(nb::handle custom_objects, bool safe_mode = true);
 }  // namespace kcpy

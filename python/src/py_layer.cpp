@@ -163,17 +163,6 @@ std::vector<Tensor> PythonLayer::call(const std::vector<Tensor>& inputs, const C
 
 namespace {
 
-// The name a Lambda's config gives its function: Keras 3 {"class_name": "function", "config": NAME},
-// or Keras 2 NAME with function_type "function". Empty for bytecode (lambdas, and Keras 2 functions).
-std::string lambda_function_name(const Json& config) {
-  auto it = config.find("function");
-  if (it == config.end()) return {};
-  if (it->is_object() && it->value("class_name", std::string()) == "function" && (*it)["config"].is_string())
-    return (*it)["config"].get<std::string>();
-  if (it->is_string() && config.value("function_type", std::string()) == "function") return it->get<std::string>();
-  return {};
-}
-
 std::optional<Shape> lambda_output_shape(const Json& config) {
   auto it = config.find("output_shape");
   if (it == config.end() || !it->is_array()) return std::nullopt;
@@ -200,20 +189,8 @@ LayerPtr make_python_layer(const std::string& class_name, nb::handle cls, const 
   }
 }
 
-LayerPtr make_lambda(const std::shared_ptr<PyRef>& functions, const Json& config) {
-  nb::gil_scoped_acquire gil;
-  const std::string layer = config.value("name", std::string("?"));
-  const std::string fname = lambda_function_name(config);
-  nb::dict fns = nb::borrow<nb::dict>(functions->get());
-  nb::object fn;
-  if (!fname.empty() && fns.contains(fname.c_str()))
-    fn = fns[fname.c_str()];
-  else if (fns.contains(layer.c_str()))
-    fn = fns[layer.c_str()];
-  KCPP_CHECK(fn.is_valid(), NotImplementedError, "Lambda layer '", layer, "' needs its function",
-             fname.empty() ? std::string(", stored in the file as bytecode, which kerascpp never runs") : " '" + fname + "'",
-             ": pass it in custom_objects under ", fname.empty() ? "" : "'" + fname + "' or ", "the layer's name '",
-             layer, "'");
+// A Lambda run by the Python function fn, with the config's arguments.
+LayerPtr make_lambda(nb::handle fn, const Json& config) {
   nb::object args = nb::none();
   auto it = config.find("arguments");
   if (it != config.end() && it->is_object() && !it->empty()) args = json_to_py(*it);
@@ -222,14 +199,13 @@ LayerPtr make_lambda(const std::shared_ptr<PyRef>& functions, const Json& config
 
 }  // namespace
 
-CustomObjects make_custom_objects(nb::handle custom_objects) {
+CustomObjects make_custom_objects(nb::handle custom_objects, bool safe_mode) {
   CustomObjects out;
-  if (custom_objects.is_none()) return out;
-  KCPP_CHECK(nb::isinstance<nb::dict>(custom_objects), TypeError, "custom_objects must be a dict. Received: ",
-             nb::cast<std::string>(nb::repr(custom_objects)));
-  auto functions = std::make_shared<PyRef>(nb::dict());
-  nb::dict fns = nb::borrow<nb::dict>(functions->get());
-  for (auto [k, v] : nb::borrow<nb::dict>(custom_objects)) {
+  if (!custom_objects.is_none())
+    KCPP_CHECK(nb::isinstance<nb::dict>(custom_objects), TypeError, "custom_objects must be a dict. Received: ",
+               nb::cast<std::string>(nb::repr(custom_objects)));
+  nb::dict given = custom_objects.is_none() ? nb::dict() : nb::borrow<nb::dict>(custom_objects);
+  for (auto [k, v] : given) {
     std::string key = nb::cast<std::string>(k);
     if (PyType_Check(v.ptr())) {
       // Keras looks a class up by its class name or its registered name ("package>Name").
@@ -240,15 +216,30 @@ CustomObjects make_custom_objects(nb::handle custom_objects) {
         if (!out.count(n))
           out[n] = [cls, n](const Json& config) { return make_python_layer(n, cls->get(), config); };
     } else if (PyCallable_Check(v.ptr())) {
-      fns[key.c_str()] = v;
-      fns[key.substr(key.rfind('>') + 1).c_str()] = v;
+      // A Lambda's function, found by its name or the layer's (models/functional.cpp).
+      auto fn = std::make_shared<PyRef>(v);
+      for (const std::string& n : {key, key.substr(key.rfind('>') + 1)})
+        out[n] = [fn](const Json& config) {
+          nb::gil_scoped_acquire gil;
+          return make_lambda(fn->get(), config);
+        };
     } else {
       KCPP_THROW(TypeError, "custom_objects['", key, "'] must be a layer class or a function. Received: ",
                  nb::cast<std::string>(nb::repr(v)));
     }
   }
-  if (nb::len(fns) && !out.count("Lambda"))
-    out["Lambda"] = [functions](const Json& config) { return make_lambda(functions, config); };
+  if (!safe_mode) {  // Keras's load_model(safe_mode=False): the Lambda's stored function runs
+    auto objects = std::make_shared<PyRef>(given);
+    out["Lambda"] = [objects](const Json& config) {
+      nb::gil_scoped_acquire gil;
+      try {
+        nb::object fn = nb::module_::import_("kerascpp._lambda").attr("stored_function")(json_to_py(config), objects->get());
+        return make_lambda(fn, config);
+      } catch (const nb::python_error& e) {
+        rethrow_python(e, "Loading the function of Lambda layer '" + config.value("name", std::string("?")) + "'");
+      }
+    };
+  }
   return out;
 }
 

@@ -25,11 +25,15 @@ LayerPtr make_layer(const std::string& class_name, const Json& config) {
   const std::string name = config.value("name", std::string("?"));
   if (class_name == "TFOpLambda" || class_name == "SlicingOpLambda") return layers::make_tf_op_lambda(class_name, config);
   if (class_name.find('.') != std::string::npos) return layers::make_op_node(class_name, config);
-  if (class_name == "Lambda")
-    KCPP_THROW(NotImplementedError, "Layer '", name, "' is a ", class_name,
-               " layer, whose function is Python code stored in the model file. kerascpp never runs code "
-               "from a model file; replace it with built-in layers, or supply the function through "
-               "custom_objects in the Python package.");
+  if (class_name == "Lambda") {
+    const std::string function = layers::lambda_function_name(config);
+    KCPP_THROW(NotImplementedError, "Layer '", name, "' is a Lambda layer, whose function ",
+               function.empty() ? std::string("is Python bytecode stored in the model file") : "'" + function + "' is Python code",
+               ". kerascpp never runs code from a model file; give the function under the name ",
+               function.empty() ? "" : "'" + function + "' or ", "'", name,
+               "' in custom_objects (C++: kerascpp::layers::lambda), or in Python load the model with "
+               "safe_mode=False to run the stored function as Keras does.");
+  }
   auto it = factories().find(class_name);
   if (it == factories().end()) {
     std::string known;

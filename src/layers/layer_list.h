@@ -14,6 +14,13 @@ namespace kerascpp::layers {
 // their config. NotImplementedError naming the op when kerascpp does not know it.
 LayerPtr make_op_node(const std::string& cls, const Json& config);
 LayerPtr make_tf_op_lambda(const std::string& cls, const Json& config);
+// A Lambda whose function is saved by name, when that name is a Keras backend function kerascpp
+// computes (l2_normalize, abs, mean, ...; `module` a Keras or TensorFlow module, or Keras 3's
+// "builtins"): the op with the config's `arguments`. nullptr for any other name.
+LayerPtr make_lambda_op(const std::string& function, const std::string& module, const Json& config);
+// The function name a Lambda's config saves (Keras 3 {"class_name": "function", "config": NAME}, Keras 2
+// NAME with function_type "function"); "" for bytecode.
+std::string lambda_function_name(const Json& config);
 // The module-qualified name of the Keras 3 op class `cls` ("GetItem" -> "keras.src.ops.numpy.GetItem"),
 // or "" when kerascpp knows no op of that name.
 std::string keras_op_class(const std::string& cls);

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "kerascpp/warnings.h"
+#include "layers/layer_list.h"
 #include "layers/config_utils.h"
 #include "layers/regularizers.h"
 #include "ops/ops.h"
@@ -17,6 +18,21 @@ namespace kerascpp::models {
 bool is_model_class(const std::string& c) { return c == "Functional" || c == "Model" || c == "Sequential"; }
 
 LayerPtr make_layer_or_model(const std::string& class_name, const Json& config, const CustomObjects* custom) {
+  // A Lambda's function: the caller's under the function's name or the layer's, else kerascpp's own
+  // when the name is a Keras backend function (layers/core/lambda.cpp), else the caller's for every
+  // Lambda (custom "Lambda": C++ layers::lambda, Python's safe_mode=False).
+  const std::string function = class_name == "Lambda" ? layers::lambda_function_name(config) : "";
+  if (custom && class_name == "Lambda")
+    for (const std::string& key : {function, config.value("name", std::string())}) {
+      auto it = key.empty() ? custom->end() : custom->find(key);
+      if (it != custom->end()) {
+        LayerPtr layer = it->second(config);
+        KCPP_CHECK(layer != nullptr, ValueError, "The custom object for '", key, "' made no layer");
+        return layer;
+      }
+    }
+  if (!function.empty())
+    if (LayerPtr op = layers::make_lambda_op(function, config.value("module", std::string()), config)) return op;
   if (custom) {
     auto it = custom->find(class_name);
     if (it != custom->end()) {

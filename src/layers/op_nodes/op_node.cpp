@@ -92,11 +92,15 @@ size_t count_inputs(const Json& j) {
   return n;
 }
 
+Json call_of(const Json& config) {
+  return config.value("call", Json{{"args", Json::array({Json{{"kerascpp_input", 0}}})}});
+}
+
 class OpNode : public Layer {
  public:
-  OpNode(const Json& config, const OpDef& def, std::string cls, std::string who, bool keras3)
+  // call: the node's call with its tensors as placeholders (config "call" for op nodes).
+  OpNode(const Json& config, const Json& call, const OpDef& def, std::string cls, std::string who, bool keras3)
       : Layer(config), def_(def), class_(std::move(cls)), who_(std::move(who)) {
-    const Json call = config.value("call", Json{{"args", Json::array({Json{{"kerascpp_input", 0}}})}});
     KCPP_CHECK(call.is_object(), ValueError, "Invalid call of ", who_, ": ", call.dump().substr(0, 200));
     inputs_ = count_inputs(call);
     bound_ = Json::object();
@@ -149,13 +153,14 @@ class OpNode : public Layer {
 namespace kerascpp::layers {
 using op_nodes::OpNode;
 using op_nodes::registry;
+using op_nodes::call_of;
 
 LayerPtr make_op_node(const std::string& cls, const Json& config) {
   const std::string name = config.value("name", std::string("?"));
   auto it = registry().keras.find(cls);
   KCPP_CHECK(it != registry().keras.end(), NotImplementedError, "Operation '", name, "' is a call of ", cls,
              ", which kerascpp does not support. Supported operations: ", op_nodes::known(registry().keras, 10));
-  return std::make_shared<OpNode>(config, *it->second, cls, "Operation '" + name + "' (" + cls + ")", true);
+  return std::make_shared<OpNode>(config, call_of(config), *it->second, cls, "Operation '" + name + "' (" + cls + ")", true);
 }
 
 std::string keras_op_class(const std::string& cls) {
@@ -163,6 +168,24 @@ std::string keras_op_class(const std::string& cls) {
     if (k.size() > cls.size() && k.compare(k.size() - cls.size(), cls.size(), cls) == 0 && k[k.size() - cls.size() - 1] == '.')
       return k;
   return "";
+}
+
+LayerPtr make_lambda_op(const std::string& function, const std::string& module, const Json& config) {
+  // Keras backend functions a Lambda names (keras.ops' or a Keras 2 backend's) and the op that
+  // computes them with the same arguments.
+  static const std::map<std::string, std::string, std::less<>> kBackend = {
+      {"l2_normalize", "math.l2_normalize"}, {"abs", "abs"}, {"sqrt", "sqrt"}, {"square", "square"}, {"exp", "exp"},
+      {"log", "math.log"}, {"tanh", "tanh"}, {"sigmoid", "sigmoid"}, {"softmax", "nn.softmax"},
+      {"mean", "math.reduce_mean"}, {"sum", "math.reduce_sum"}, {"max", "math.reduce_max"}, {"min", "math.reduce_min"}};
+  const bool keras_module = module.empty() || module == "builtins" || module.rfind("keras", 0) == 0 ||
+                            module.rfind("tf_keras", 0) == 0 || module.rfind("tensorflow", 0) == 0;
+  auto b = kBackend.find(function);
+  if (!keras_module || b == kBackend.end()) return nullptr;
+  Json kwargs = config.value("arguments", Json::object());
+  if (!kwargs.is_object()) kwargs = Json::object();
+  const Json call = {{"args", Json::array({Json{{"kerascpp_input", 0}}})}, {"kwargs", kwargs}};
+  const std::string who = "Lambda layer '" + config.value("name", std::string("?")) + "' (" + function + ")";
+  return std::make_shared<OpNode>(config, call, *registry().tf.at(b->second), "Lambda", who, false);
 }
 
 LayerPtr make_tf_op_lambda(const std::string& cls, const Json& config) {
@@ -173,7 +196,8 @@ LayerPtr make_tf_op_lambda(const std::string& cls, const Json& config) {
   KCPP_CHECK(it != registry().tf.end(), NotImplementedError, "Layer '", name, "' (", cls,
              ") calls the TensorFlow function tf.", fn.get<std::string>(),
              ", which kerascpp does not support. Supported functions: ", op_nodes::known(registry().tf, 0));
-  return std::make_shared<OpNode>(config, *it->second, cls, "Layer '" + name + "' (" + cls + " tf." + fn.get<std::string>() + ")", false);
+  return std::make_shared<OpNode>(config, call_of(config), *it->second, cls,
+                                  "Layer '" + name + "' (" + cls + " tf." + fn.get<std::string>() + ")", false);
 }
 
 }  // namespace kerascpp::layers

@@ -1,0 +1,63 @@
+"""The function a Lambda layer stores in a model file, loaded as Keras loads it when the user passes
+`safe_mode=False` (and only then): Keras 3's {"class_name": "__lambda__", "config": {"code",
+"defaults", "closure"}} and Keras 2's [code, defaults, closure] with function_type "lambda" are
+Python bytecode (base64 of `marshal`); a function saved by name is looked up in custom_objects, then in
+the module the file names. The function then runs under the GIL on numpy arrays."""
+import base64
+import importlib
+import marshal
+import types
+import warnings
+
+
+def _cell(value):
+    return (lambda: value).__closure__[0]
+
+
+def _from_bytecode(layer, code, defaults, closure, globs):
+    try:
+        code = marshal.loads(base64.b64decode(code))
+    except (ValueError, EOFError, TypeError) as e:
+        raise ValueError(f"Lambda layer '{layer}': its stored function cannot be read by this Python "
+                         f"(bytecode is specific to the Python version that saved it): {e}") from None
+    # Keras saves a closure's values, a function among them by its name only: look such a name up
+    # where the function's globals are (custom_objects, the module). TensorFlow's traceback filter
+    # (tf_keras saves `Lambda(K.l2_normalize)` so) is such a closure over 'op_dispatch_handler', which
+    # names no function one can find: tf_keras's own loader fails there ("'str' object is not callable").
+    cells = []
+    for c in closure or ():
+        if isinstance(c, str) and c in code.co_freevars + tuple(globs) and callable(globs.get(c)):
+            c = globs[c]
+        elif isinstance(c, str):
+            raise NotImplementedError(
+                f"Lambda layer '{layer}': its stored function {code.co_qualname} uses {c!r} from the scope "
+                f"it was defined in, which the file keeps only by name"
+                + (" (TensorFlow's error_handler wraps a backend function the file does not name)"
+                   if code.co_name == "error_handler" else "")
+                + f". Pass the layer's function in custom_objects under '{layer}', or {c!r} itself.")
+        cells.append(c)
+    return types.FunctionType(code, globs, code.co_name, tuple(defaults) if defaults else None,
+                              tuple(_cell(c) for c in cells) if closure else None)
+
+
+def stored_function(config, custom_objects):
+    """The function of the Lambda layer with this config (a dict), for load_model(safe_mode=False)."""
+    layer = config.get("name", "?")
+    globs = {"__builtins__": __builtins__}
+    module = config.get("module")
+    if isinstance(module, str) and module != "builtins":
+        try:
+            globs.update(importlib.import_module(module).__dict__)
+        except ImportError:
+            warnings.warn(f"{module} is not loaded, but Lambda layer '{layer}' uses it. It may cause errors.")
+    globs.update(custom_objects or {})
+    f = config.get("function")
+    if isinstance(f, dict) and f.get("class_name") == "__lambda__":
+        c = f.get("config", {})
+        return _from_bytecode(layer, c.get("code"), c.get("defaults"), c.get("closure"), globs)
+    if isinstance(f, list) and config.get("function_type") == "lambda":
+        return _from_bytecode(layer, *(list(f) + [None, None])[:3], globs)
+    name = f.get("config") if isinstance(f, dict) else f
+    if isinstance(name, str) and name in globs and callable(globs[name]):
+        return globs[name]
+    raise ValueError(f"Lambda layer '{layer}': cannot find its function {name!r}: pass it in custom_objects")
