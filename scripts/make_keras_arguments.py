@@ -26,7 +26,9 @@ REQUIRED = {"units": 2, "filters": 2, "kernel_size": 3, "rate": 0.5, "stddev": 0
             "key_dim": 2, "equation": "ab,bc->ac", "output_shape": [2], "height": 2, "width": 2, "axes": 1,
             "head_dim": 2, "num_query_heads": 2, "num_key_value_heads": 2, "scale": 1.0, "init_values": 0.1,
             "groups": 1, "activation": "relu", "padding": 1, "cropping": 1, "size": 2, "mean": None,
-            "variance": None, "axis": -1, "pool_size": 2, "cells": None}
+            "variance": None, "axis": -1, "pool_size": 2, "cells": None, "factor": 0.2, "height_factor": 0.2,
+            "width_factor": 0.2, "x_factor": 0.2, "max_number": 3}
+REQUIRED_OF = {"RandomPosterization": {"factor": 4}}  # where a class takes another range
 SKIP = {"InputLayer"}  # made by keras.Input
 
 
@@ -47,7 +49,7 @@ def describe(keras, name):
     params = [p for p in inspect.signature(cls.__init__).parameters.values()
               if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
     required = [p.name for p in params if p.default is p.empty]
-    sample = {k: REQUIRED[k] for k in required}
+    sample = {k: REQUIRED_OF.get(name, {}).get(k, REQUIRED[k]) for k in required}
     if name in ("Bidirectional", "TimeDistributed"):
         sample["layer"] = keras.layers.LSTM(2) if name == "Bidirectional" else keras.layers.Dense(2)
     if name == "RNN":
@@ -64,6 +66,8 @@ def describe(keras, name):
                      if p.default is None and p.name not in fixed and config.get(p.name) is not None)
     for k in ["name"] + required:
         config.pop(k, None)
+    if "seed" in derived:  # Keras draws a seed when given None (RandomCrop): no fixed default
+        config["seed"] = None
     return {"arguments": [p.name for p in params], "required": required, "defaults": config, "forms": forms,
             "derived": derived}
 

@@ -333,7 +333,8 @@ std::vector<Json*> inner_layer_entries(Json& c) {
 
 bool keras2_semantics_differ(const std::string& cls) {
   static const std::set<std::string> classes = {"MultiHeadAttention", "Softmax", "Add", "Subtract", "Multiply",
-                                                "Average", "Maximum", "Minimum", "Concatenate"};
+                                                "Average", "Maximum", "Minimum", "Concatenate", "RandomFlip",
+                                                "RandomCrop"};
   return classes.count(cls) > 0;
 }
 

@@ -284,7 +284,8 @@ void every_layer(const Layer& l, std::vector<const Layer*>* out) {
 }
 
 // A model whose masks reach layers that compute masked values otherwise in the other Keras (a model
-// read from Keras 3 written for tf_keras, or the reverse) is written, with a warning naming them.
+// read from Keras 3 written for tf_keras, or the reverse) is written, with a warning naming them; so
+// is one with a RandomCrop, which the two Kerases run otherwise at inference.
 void warn_if_masks_compute_otherwise(const Model& m, KerasDialect target) {
   std::vector<const Layer*> layers;
   every_layer(m.graph(), &layers);
@@ -300,6 +301,14 @@ void warn_if_masks_compute_otherwise(const Model& m, KerasDialect target) {
     warn(kerascpp::detail::concat("Model '", m.graph().name(), "' is written for ", target == KerasDialect::keras2 ? "tf_keras" : "Keras 3",
                                   ", which computes masked values of ", differ, " otherwise than the Keras it was read from "
                                   "(a fully masked softmax row, merged masks): outputs at masked steps may differ"));
+  std::string crops;  // RandomCrop at inference: tf_keras crops and resizes, Keras 3 passes the images through
+  for (const Layer* l : layers)
+    if (l->class_name() == "RandomCrop" && l->keras2_semantics() != (target == KerasDialect::keras2))
+      crops += (crops.empty() ? "'" : ", '") + l->name() + "'";
+  if (!crops.empty())
+    warn(kerascpp::detail::concat("Model '", m.graph().name(), "' is written for ", target == KerasDialect::keras2 ? "tf_keras" : "Keras 3",
+                                  ", which computes RandomCrop ", crops, " at inference otherwise than the Keras it was "
+                                  "read from (tf_keras crops and resizes the images, Keras 3 passes them through): outputs differ"));
 }
 }  // namespace
 

@@ -1,0 +1,149 @@
+// Image augmentation layers: identity at inference (the fixture image_augmentation checks whole models
+// against Keras); in training, Keras 3's transform value for value where its random range is collapsed
+// to one value (scripts/make_augmentation_fixture.py), and the distribution of the draws otherwise.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "../test_errors.h"
+#include "../test_paths.h"
+#include "io/npy.h"
+#include "kerascpp/kerascpp.h"
+
+namespace kerascpp {
+namespace {
+using testing::error_of;
+
+std::vector<Tensor> run(const Layer& l, const Tensor& x, bool training, uint64_t seed = 1) {
+  CallContext ctx;
+  ctx.training = training;
+  ctx.seed = seed;
+  return l.call({x}, ctx);
+}
+
+LayerPtr layer(const std::string& cls, Json config) {
+  config["name"] = "augment";
+  return make_layer(cls, config);
+}
+
+// Images whose pixels are all distinct: a flip or a crop is recognisable.
+Tensor ramp(const Shape& shape) {
+  Tensor t = Tensor::empty(shape);
+  for (int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = static_cast<float>(i % 251) + 0.25f * static_cast<float>(i / 251);
+  return t;
+}
+
+TEST(Augmentation, TrainingTransformsMatchKeras3) {
+  const std::string dir = testing::fixture("augmentation_training/");
+  const Tensor x = io::read_npy(dir + "x.npy");
+  int cases = 0;
+  for (int i = 0; std::filesystem::exists(dir + "case_" + std::to_string(i) + ".json"); ++i, ++cases) {
+    std::ifstream f(dir + "case_" + std::to_string(i) + ".json");
+    std::stringstream s;
+    s << f.rdbuf();
+    Model m = model_from_json(s.str());
+    const Tensor y = io::read_npy(dir + "y_" + std::to_string(i) + ".npy");
+    const Tensor got = run(m.get_layer("augment"), x, true)[0];
+    ASSERT_EQ(got.shape(), y.shape());
+    double err = 0;
+    for (int64_t k = 0; k < y.size(); ++k) err = std::max(err, std::fabs(double(got.data<float>()[k]) - y.data<float>()[k]));
+    // Pixel values up to 255; bilinear weights in float32 move them by round-off (~1e-4).
+    EXPECT_LE(err, 1e-3) << m.get_layer("augment").get_config().dump();
+    const Tensor same = run(m.get_layer("augment"), x, false)[0];  // inference: the input itself
+    EXPECT_EQ(0, std::memcmp(same.raw_data(), x.raw_data(), x.nbytes()));
+  }
+  EXPECT_EQ(cases, 10);
+}
+
+TEST(Augmentation, RandomFlipFlipsHalfTheImagesWhole) {
+  const Tensor x = ramp({400, 3, 5, 2});
+  const Tensor y = run(*layer("RandomFlip", {{"mode", "horizontal"}}), x, true)[0];
+  int flipped = 0;
+  for (int64_t n = 0; n < 400; ++n) {
+    bool same = true, mirrored = true;
+    for (int64_t r = 0; r < 3; ++r)
+      for (int64_t c = 0; c < 5; ++c)
+        for (int64_t ch = 0; ch < 2; ++ch) {
+          const float v = y.data<float>()[((n * 3 + r) * 5 + c) * 2 + ch];
+          same = same && v == x.data<float>()[((n * 3 + r) * 5 + c) * 2 + ch];
+          mirrored = mirrored && v == x.data<float>()[((n * 3 + r) * 5 + (4 - c)) * 2 + ch];
+        }
+    ASSERT_TRUE(same || mirrored) << "image " << n;
+    flipped += mirrored;
+  }
+  EXPECT_NEAR(flipped, 200, 40);  // binomial(400, 1/2): sd 10
+  // Another step (seed) flips other images; the same step, the same ones.
+  EXPECT_NE(0, std::memcmp(y.raw_data(), run(*layer("RandomFlip", {{"mode", "horizontal"}}), x, true, 2)[0].raw_data(), y.nbytes()));
+  EXPECT_EQ(0, std::memcmp(y.raw_data(), run(*layer("RandomFlip", {{"mode", "horizontal"}}), x, true, 1)[0].raw_data(), y.nbytes()));
+}
+
+TEST(Augmentation, RandomCropTakesOneWindowOfTheBatch) {
+  const Tensor x = ramp({2, 8, 8, 1});
+  std::set<std::pair<int, int>> offsets;
+  for (uint64_t seed = 0; seed < 60; ++seed) {
+    const Tensor y = run(*layer("RandomCrop", {{"height", 4}, {"width", 4}}), x, true, seed)[0];
+    ASSERT_EQ(y.shape(), (Shape{2, 4, 4, 1}));
+    const float first = y.data<float>()[0];  // the window's top-left pixel tells its offset
+    const int top = static_cast<int>(first) / 8, left = static_cast<int>(first) % 8;
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t r = 0; r < 4; ++r)
+        for (int64_t c = 0; c < 4; ++c)
+          ASSERT_EQ(y.data<float>()[(n * 4 + r) * 4 + c], x.data<float>()[(n * 8 + top + r) * 8 + left + c]);
+    offsets.insert({top, left});
+  }
+  EXPECT_GE(offsets.size(), 15u);  // 25 offsets in [0, 4]^2, 60 draws
+}
+
+TEST(Augmentation, RandomRangesAreKeras) {
+  const Tensor x = Tensor::from_vector({500, 1, 2, 1}, std::vector<float>(1000, 100.f));
+  // RandomBrightness(0.2): one delta per image, U(-0.2, 0.2) * 255.
+  const Tensor b = run(*layer("RandomBrightness", {{"factor", 0.2}}), x, true)[0];
+  double lo = 1e9, hi = -1e9, mean = 0;
+  for (int64_t n = 0; n < 500; ++n) {
+    const float d = b.data<float>()[2 * n] - 100.f;
+    ASSERT_EQ(b.data<float>()[2 * n], b.data<float>()[2 * n + 1]);
+    lo = std::min(lo, double(d)), hi = std::max(hi, double(d)), mean += d / 500;
+  }
+  EXPECT_GE(lo, -51.0001);
+  EXPECT_LE(hi, 51.0001);
+  EXPECT_LT(lo, -40);
+  EXPECT_GT(hi, 40);
+  EXPECT_NEAR(mean, 0, 5);  // sd of the mean: 29.4 / sqrt(500) = 1.3
+  // RandomContrast((0.2, 0.5)): the deviation from the image's mean scales by U(0.8, 1.5).
+  Tensor two = Tensor::from_vector({500, 1, 2, 1}, std::vector<float>(1000, 90.f));
+  for (int64_t n = 0; n < 500; ++n) two.data<float>()[2 * n + 1] = 110.f;
+  const Tensor c = run(*layer("RandomContrast", {{"factor", {0.2, 0.5}}}), two, true)[0];
+  double flo = 1e9, fhi = -1e9;
+  for (int64_t n = 0; n < 500; ++n) {
+    const double f = (c.data<float>()[2 * n + 1] - c.data<float>()[2 * n]) / 20.0;
+    flo = std::min(flo, f), fhi = std::max(fhi, f);
+  }
+  EXPECT_GE(flo, 0.8 - 1e-5);
+  EXPECT_LE(fhi, 1.5 + 1e-5);
+  EXPECT_LT(flo, 0.85);
+  EXPECT_GT(fhi, 1.45);
+}
+
+TEST(Augmentation, EveryLayerPassesThroughAtInference) {
+  const Tensor x = ramp({2, 6, 6, 3});
+  for (const char* cls : {"RandomFlip", "RandomGrayscale", "RandomHue", "RandomSaturation", "RandomSharpness", "RandomShear",
+                          "RandomColorJitter", "RandomColorDegeneration", "RandomPosterization", "RandomInvert",
+                          "RandomErasing", "RandomGaussianBlur", "RandomElasticTransform", "RandomPerspective",
+                          "Solarization", "Equalization", "AugMix", "RandAugment", "CutMix", "MixUp"}) {
+    const Tensor y = run(*layer(cls, Json::object()), x, false)[0];
+    EXPECT_EQ(0, std::memcmp(y.raw_data(), x.raw_data(), x.nbytes())) << cls;
+  }
+  // Their training transforms are not kerascpp's: refused by name, never skipped silently.
+  EXPECT_NE(error_of([&] { run(*layer("RandomHue", {{"factor", 0.2}}), x, true); })
+                .find("Layer 'augment' (RandomHue) passes its input through at inference"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { layer("RandomRotation", {{"factor", 0.2}, {"fill_mode", "mirror"}}); }).find("fill_mode='mirror'"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { run(*layer("RandomFlip", Json::object()), Tensor::zeros({4, 5}), true); }).find("rank 3 or 4"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace kerascpp
