@@ -29,6 +29,9 @@ REQUIRED = {"units": 2, "filters": 2, "kernel_size": 3, "rate": 0.5, "stddev": 0
             "variance": None, "axis": -1, "pool_size": 2, "cells": None, "factor": 0.2, "height_factor": 0.2,
             "width_factor": 0.2, "x_factor": 0.2, "max_number": 3}
 REQUIRED_OF = {"RandomPosterization": {"factor": 4}}  # where a class takes another range
+# Arguments a class refuses to be made without although their default is None: given to make the
+# sample, then left out of its defaults.
+NEEDED_OF = {"CategoryEncoding": {"num_tokens": 4}, "Discretization": {"bin_boundaries": [0.0, 1.0]}}
 SKIP = {"InputLayer"}  # made by keras.Input
 
 
@@ -50,6 +53,7 @@ def describe(keras, name):
               if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
     required = [p.name for p in params if p.default is p.empty]
     sample = {k: REQUIRED_OF.get(name, {}).get(k, REQUIRED[k]) for k in required}
+    sample.update(NEEDED_OF.get(name, {}))
     if name in ("Bidirectional", "TimeDistributed"):
         sample["layer"] = keras.layers.LSTM(2) if name == "Bidirectional" else keras.layers.Dense(2)
     if name == "RNN":
@@ -64,7 +68,7 @@ def describe(keras, name):
     fixed = ("name", "dtype", "data_format", "activation")
     derived = sorted(p.name for p in params
                      if p.default is None and p.name not in fixed and config.get(p.name) is not None)
-    for k in ["name"] + required:
+    for k in ["name"] + required + list(NEEDED_OF.get(name, {})):
         config.pop(k, None)
     if "seed" in derived:  # Keras draws a seed when given None (RandomCrop): no fixed default
         config["seed"] = None

@@ -4,10 +4,12 @@
 Python bytecode (base64 of `marshal`); a function saved by name is looked up in custom_objects, then in
 the module the file names. The function then runs under the GIL on numpy arrays."""
 import base64
-import importlib
 import marshal
+import sys
 import types
 import warnings
+
+import numpy as np
 
 
 def _cell(value):
@@ -20,15 +22,17 @@ def _from_bytecode(layer, code, defaults, closure, globs):
     except (ValueError, EOFError, TypeError) as e:
         raise ValueError(f"Lambda layer '{layer}': its stored function cannot be read by this Python "
                          f"(bytecode is specific to the Python version that saved it): {e}") from None
-    # Keras saves a closure's values, a function among them by its name only: look such a name up
-    # where the function's globals are (custom_objects, the module). TensorFlow's traceback filter
-    # (tf_keras saves `Lambda(K.l2_normalize)` so) is such a closure over 'op_dispatch_handler', which
-    # names no function one can find: tf_keras's own loader fails there ("'str' object is not callable").
+    # Keras saves a closure's values, a function among them by its name only (a string in its place):
+    # such a name is looked up where the function's globals are (custom_objects, the module), and a
+    # closure variable holding its own name that is found nowhere is refused by name. Other strings
+    # stay strings, as Keras keeps them. TensorFlow's traceback filter (tf_keras saves
+    # `Lambda(K.l2_normalize)` so) closes over 'op_dispatch_handler', which names no function one can
+    # find: tf_keras's own loader fails there ("'str' object is not callable").
     cells = []
-    for c in closure or ():
-        if isinstance(c, str) and c in code.co_freevars + tuple(globs) and callable(globs.get(c)):
+    for var, c in zip(code.co_freevars, closure or ()):
+        if isinstance(c, str) and callable(globs.get(c)):
             c = globs[c]
-        elif isinstance(c, str):
+        elif isinstance(c, str) and (c == var or code.co_name == "error_handler"):
             raise NotImplementedError(
                 f"Lambda layer '{layer}': its stored function {code.co_qualname} uses {c!r} from the scope "
                 f"it was defined in, which the file keeps only by name"
@@ -43,13 +47,13 @@ def _from_bytecode(layer, code, defaults, closure, globs):
 def stored_function(config, custom_objects):
     """The function of the Lambda layer with this config (a dict), for load_model(safe_mode=False)."""
     layer = config.get("name", "?")
-    globs = {"__builtins__": __builtins__}
+    # As tf_keras: numpy as np, the named module's globals when it is loaded (never imported here).
+    globs = {"__builtins__": __builtins__, "np": np}
     module = config.get("module")
-    if isinstance(module, str) and module != "builtins":
-        try:
-            globs.update(importlib.import_module(module).__dict__)
-        except ImportError:
-            warnings.warn(f"{module} is not loaded, but Lambda layer '{layer}' uses it. It may cause errors.")
+    if isinstance(module, str) and module in sys.modules:
+        globs.update(sys.modules[module].__dict__)
+    elif isinstance(module, str) and module != "builtins":
+        warnings.warn(f"{module} is not loaded, but Lambda layer '{layer}' uses it. It may cause errors.")
     globs.update(custom_objects or {})
     f = config.get("function")
     if isinstance(f, dict) and f.get("class_name") == "__lambda__":

@@ -63,8 +63,10 @@ Json canonical_inbound(Json inbound, const std::string& layer_name, const std::s
     }
     KCPP_CHECK(call.is_array() && !call.empty(), ValueError, "Invalid inbound node of layer '", layer_name,
                "': ", call.dump().substr(0, 200));
-    // tf_keras's TFOpLambda keeps its argument's structure: one tensor is the reference itself.
-    if (call[0].is_string()) call = Json::array({std::move(call)});
+    // tf_keras's TFOpLambda keeps its argument's structure: one tensor is the reference itself, a list
+    // (of one, too) a list of references.
+    const bool listed = !call[0].is_string();
+    if (!listed) call = Json::array({std::move(call)});
     Json tensors = Json::array(), kwargs = Json::object();
     for (const Json& ref : call) {
       KCPP_CHECK(ref.is_array() && ref.size() >= 3 && ref[0].is_string(), ValueError, "Invalid inbound node of layer '",
@@ -77,7 +79,8 @@ Json canonical_inbound(Json inbound, const std::string& layer_name, const std::s
       kwargs["initial_state"] = Json(std::vector<Json>(tensors.begin() + 1, tensors.end()));
       tensors.erase(tensors.begin() + 1, tensors.end());
     }
-    Json args = tensors.size() == 1 ? Json::array({tensors[0]}) : Json::array({tensors});
+    const bool op_lambda = cls == "TFOpLambda" || cls == "SlicingOpLambda";
+    Json args = tensors.size() == 1 && !(op_lambda && listed) ? Json::array({tensors[0]}) : Json::array({tensors});
     out.push_back(Json{{"args", args}, {"kwargs", kwargs}});
   }
   return out;
@@ -252,8 +255,9 @@ Json canonical_entry(Json entry, int major) {
   // Keras 3's legacy .h5 drops the module. There an op node shows by its config (no `trainable`) or
   // by its call: two positional arguments (x + 3.0 is Add with args [x, 3.0]) where the merge layer of
   // that name takes one list.
-  // An op's config holds its name and constructor arguments only, never a layer's `trainable`; where
-  // a layer has the op's class name, only the call tells.
+  // An op's config holds its name and constructor arguments only, never a layer's `trainable`. Where
+  // a layer has the op's name (Reshape, Softmax, Concatenate, ReLU) a config without `trainable` may
+  // still be the layer's (written by hand): only the call tells, and only for the binary ops.
   std::string op_class;
   if (!is_op && !entry.contains("module") && entry["config"].is_object() && !entry["config"].contains("trainable") &&
       !is_layer_class(cls))

@@ -239,17 +239,21 @@ Json keras2_model(const std::string& cls, Json config) {
         for (const auto& [key, value] : kwargs.items())
           if (key != "initial_state" && !is_mask_kwarg(key)) extra[key] = keras2_value(value);
         Json refs = Json::array();
-        if (!args.empty() && !is_keras_tensor(args[0]) && !args[0].is_array())  // tf.maximum(0.0, x)
-          refs.push_back(Json::array({"_CONSTANT_VALUE", -1, args[0], extra}));
-        for (const Json* t : tensors) {
-          Json r = keras2_triple((*t)["config"]["keras_history"], nested);
+        const bool op_lambda = l["class_name"] == "TFOpLambda" || l["class_name"] == "SlicingOpLambda";
+        auto ref = [&](const Json& v) {  // a tensor, or a TFOpLambda's constant (tf.maximum(0.0, x))
+          Json r = is_keras_tensor(v) ? keras2_triple(v["config"]["keras_history"], nested)
+                                      : Json::array({"_CONSTANT_VALUE", -1, v});
           r.push_back(extra);
-          refs.push_back(r);
+          return r;
+        };
+        if (op_lambda && !args.empty()) {  // its first argument, element by element
+          for (const Json& v : args[0].is_array() ? args[0] : Json::array({args[0]})) refs.push_back(ref(v));
+        } else {
+          for (const Json* t : tensors) refs.push_back(ref(*t));
         }
         // tf_keras's TFOpLambda keeps its first argument's structure: one tensor (or constant) is the
         // reference itself, a list of tensors a list of references.
-        const bool op_lambda = l["class_name"] == "TFOpLambda" || l["class_name"] == "SlicingOpLambda";
-        calls.push_back(op_lambda && refs.size() == 1 && !args.empty() && !args[0].is_array() ? refs[0] : refs);
+        calls.push_back(op_lambda && !args.empty() && !args[0].is_array() ? refs[0] : refs);
       }
       l["inbound_nodes"] = calls;
     }

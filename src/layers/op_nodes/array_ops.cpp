@@ -185,6 +185,11 @@ Tensor repeat(const Args<Tensor>& a) {
 Shape take_shape(const Args<Shape>& a) {
   const Shape x = a.value("x"), idx = a.value("indices");
   if (a.has("batch_dims") && a.get("batch_dims", 0) != 0) a.fail("batch_dims", "supported by kerascpp other than 0");
+  if (!a.has("axis") && !a.keras3()) {  // tf.gather: axis 0
+    Shape out = idx;
+    out.insert(out.end(), x.begin() + 1, x.end());
+    return out;
+  }
   if (!a.has("axis")) return idx;
   const int ax = axis_of(a, "axis", static_cast<int>(x.size()), 0);
   Shape out(x.begin(), x.begin() + ax);
@@ -192,10 +197,19 @@ Shape take_shape(const Args<Shape>& a) {
   out.insert(out.end(), x.begin() + ax + 1, x.end());
   return out;
 }
+// Keras 3's take wraps negative indices (i + n); tf.gather refuses them (ops::take's error).
+Tensor wrapped(const Tensor& idx, int64_t n) {
+  Tensor w = idx.dtype() == DType::float32 ? idx.copy() : idx.astype(DType::float32);
+  for (int64_t i = 0; i < w.size(); ++i)
+    if (w.data<float>()[i] < 0) w.data<float>()[i] += static_cast<float>(n);
+  return w;
+}
 Tensor take(const Args<Tensor>& a) {
   Tensor x = a.value("x");
-  const Tensor idx = a.value("indices");
-  if (!a.has("axis")) return ops::take(x.reshape({x.size()}), idx);
+  const bool keras3 = a.keras3();
+  const int64_t n = !a.has("axis") ? x.size() : x.dim(axis_of(a, "axis", x.rank(), 0));
+  const Tensor idx = keras3 ? wrapped(a.value("indices"), n) : a.value("indices");
+  if (!a.has("axis") && keras3) return ops::take(x.reshape({x.size()}), idx);
   const int ax = axis_of(a, "axis", x.rank(), 0);
   if (ax == 0) return ops::take(x, idx);
   std::vector<int> perm(x.rank());
@@ -211,7 +225,12 @@ Tensor take(const Args<Tensor>& a) {
 }
 
 // ---- matmul: numpy's for rank >= 2 (leading dims broadcast)
+void matmul_flags(const Args<Shape>& a) {
+  for (const char* flag : {"transpose_a", "transpose_b", "adjoint_a", "adjoint_b", "a_is_sparse", "b_is_sparse"})
+    if (a.get(flag, false)) a.fail(flag, "supported by kerascpp");
+}
 Shape matmul_shape(const Args<Shape>& a) {
+  matmul_flags(a);
   const Shape x = a.value("x"), y = a.value("y");
   if (x.size() < 2 || y.size() < 2) a.fail("x", "of rank >= 2 with y of rank >= 2 (kerascpp's matmul)");
   Shape lead = ops::broadcast_shape(Shape(x.begin(), x.end() - 2), Shape(y.begin(), y.end() - 2));
@@ -222,8 +241,6 @@ Shape matmul_shape(const Args<Shape>& a) {
   return lead;
 }
 Tensor matmul(const Args<Tensor>& a) {
-  for (const char* flag : {"transpose_a", "transpose_b", "adjoint_a", "adjoint_b", "a_is_sparse", "b_is_sparse"})
-    if (a.get(flag, false)) a.fail(flag, "supported by kerascpp");
   Tensor x = a.value("x"), y = a.value("y");
   if (y.rank() == 2) return ops::matmul(x, y);
   Shape lead = ops::broadcast_shape(Shape(x.shape().begin(), x.shape().end() - 2), Shape(y.shape().begin(), y.shape().end() - 2));

@@ -1,5 +1,6 @@
 // Elementwise op nodes: keras.ops.numpy / nn / math / core functions of one or two tensors, and the
 // tf.math / tf.nn functions and Python operators tf_keras records as TFOpLambda.
+#include <algorithm>
 #include <cmath>
 
 #include "layers/op_nodes/op_node.h"
@@ -60,6 +61,8 @@ float mod(float a, float b) {  // Python's %: the result takes the divisor's sig
   const float r = std::fmod(a, b);
   return r != 0.f && ((r < 0) != (b < 0)) ? r + b : r;
 }
+float mod_da(float, float, float) { return 1.f; }  // x - y floor(x / y), as TensorFlow's FloorMod
+float mod_db(float a, float b, float) { return -std::floor(a / b); }
 float squared_difference(float a, float b) { return (a - b) * (a - b); }
 float sqd_da(float a, float b, float) { return 2.f * (a - b); }
 float sqd_db(float a, float b, float) { return 2.f * (b - a); }
@@ -118,7 +121,8 @@ Shape clip_shape(const Args<Shape>& a) {
 }
 
 // cast: kerascpp computes in float32. A cast to float16 / bfloat16 rounds the values as Keras's
-// tensor holds them; to an integer type truncates toward zero; to bool gives 1 / 0.
+// tensor holds them; to an integer type truncates toward zero (saturating int8 / uint8 as TensorFlow
+// does); to bool gives 1 / 0.
 float through_half(float x) { return half_to_float(float_to_half(x)); }
 float through_bfloat16(float x) { return bfloat16_to_float(float_to_bfloat16(x)); }
 float identity_d(float, float) { return 1.f; }
@@ -137,6 +141,10 @@ Tensor cast(const Args<Tensor>& a) {
       return ops::map_unary("cast", x, through_bfloat16, identity_d);
     case DType::bool_:
       return ops::as_mask(x);
+    case DType::int8:
+      return ops::map_unary("cast", x, [](float v) { return std::clamp(std::trunc(v), -128.f, 127.f); }, nullptr);
+    case DType::uint8:
+      return ops::map_unary("cast", x, [](float v) { return std::clamp(std::trunc(v), 0.f, 255.f); }, nullptr);
     default:
       return ops::map_unary("cast", x, [](float v) { return std::trunc(v); }, nullptr);
   }
@@ -210,8 +218,9 @@ std::vector<OpDef> elementwise_ops() {
             [](const Args<Tensor>& a) {
               return ops::map_binary("squared_difference", a.value("x"), a.value("y"), squared_difference, sqd_da, sqd_db);
             }},
-      COMPARED("ops.numpy.FloorDivide", "math.floordiv|floordiv", floor_divide),
-      COMPARED("ops.numpy.Mod", "math.floormod|math.mod|mod", mod),
+      COMPARED("ops.numpy.FloorDivide", "math.floordiv|floordiv|compat.v1.floor_div", floor_divide),
+      OpDef{"ops.numpy.Mod", "math.floormod|math.mod|mod", {"x", "y"}, {}, broadcast_shape,
+            [](const Args<Tensor>& a) { return ops::map_binary("mod", a.value("x"), a.value("y"), mod, mod_da, mod_db); }},
       COMPARED("ops.numpy.Equal", "math.equal|equal|__operators__.eq", equal),
       COMPARED("ops.numpy.Greater", "math.greater|greater", greater),
       COMPARED("ops.numpy.GreaterEqual", "math.greater_equal|greater_equal", greater_equal),

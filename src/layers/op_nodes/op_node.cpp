@@ -100,13 +100,13 @@ class OpNode : public Layer {
  public:
   // call: the node's call with its tensors as placeholders (config "call" for op nodes).
   OpNode(const Json& config, const Json& call, const OpDef& def, std::string cls, std::string who, bool keras3)
-      : Layer(config), def_(def), class_(std::move(cls)), who_(std::move(who)) {
+      : Layer(config), def_(def), class_(std::move(cls)), who_(std::move(who)), keras3_(keras3) {
     KCPP_CHECK(call.is_object(), ValueError, "Invalid call of ", who_, ": ", call.dump().substr(0, 200));
     inputs_ = count_inputs(call);
     bound_ = Json::object();
     auto takes = [&](const std::string& key) { return std::find(def_.params.begin(), def_.params.end(), key) != def_.params.end(); };
     auto bind = [&](const std::string& key, const Json& v) {
-      if (key == "name" || (v.is_null() && !bound_.contains(key))) return;  // a null is the default
+      if (key == "name" || (v.is_null() && !takes(key))) return;  // a null is the default
       KCPP_CHECK(takes(key), NotImplementedError, who_, " is given the argument ", key, "=", v.dump().substr(0, 80),
                  ", which kerascpp does not support");
       KCPP_CHECK(!bound_.contains(key), ValueError, who_, " is given the argument '", key, "' twice");
@@ -131,12 +131,12 @@ class OpNode : public Layer {
   bool is_operation() const override { return true; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, inputs_);
-    return {def_.shape(Args<Shape>(bound_, in, who_))};
+    return {def_.shape(Args<Shape>(bound_, in, who_, keras3_))};
   }
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override {
     std::vector<Tensor> f;  // integer and boolean inputs compute as float32, as kerascpp carries them
     for (const Tensor& t : in) f.push_back(t.dtype() == DType::float32 ? t : t.astype(DType::float32));
-    return {def_.call(Args<Tensor>(bound_, f, who_))};
+    return {def_.call(Args<Tensor>(bound_, f, who_, keras3_))};
   }
 
  private:
@@ -144,6 +144,7 @@ class OpNode : public Layer {
   std::string class_, who_;
   Json bound_;
   size_t inputs_ = 0;
+  bool keras3_;
 };
 
 }  // namespace
@@ -177,10 +178,12 @@ LayerPtr make_lambda_op(const std::string& function, const std::string& module, 
       {"l2_normalize", "math.l2_normalize"}, {"abs", "abs"}, {"sqrt", "sqrt"}, {"square", "square"}, {"exp", "exp"},
       {"log", "math.log"}, {"tanh", "tanh"}, {"sigmoid", "sigmoid"}, {"softmax", "nn.softmax"},
       {"mean", "math.reduce_mean"}, {"sum", "math.reduce_sum"}, {"max", "math.reduce_max"}, {"min", "math.reduce_min"}};
-  const bool keras_module = module.empty() || module == "builtins" || module.rfind("keras", 0) == 0 ||
-                            module.rfind("tf_keras", 0) == 0 || module.rfind("tensorflow", 0) == 0;
+  // Only a Keras 2 file says where its function is from (Keras 3 writes "builtins" for any function,
+  // a user's own `mean` too, so its names are the caller's to bind); Python's builtin abs is abs.
+  const bool keras_module = module.rfind("keras", 0) == 0 || module.rfind("tf_keras", 0) == 0 ||
+                            module.rfind("tensorflow", 0) == 0 || (module == "builtins" && function == "abs");
   auto b = kBackend.find(function);
-  if (!keras_module || b == kBackend.end()) return nullptr;
+  if (!config.contains("function_type") || !keras_module || b == kBackend.end()) return nullptr;
   Json kwargs = config.value("arguments", Json::object());
   if (!kwargs.is_object()) kwargs = Json::object();
   const Json call = {{"args", Json::array({Json{{"kerascpp_input", 0}}})}, {"kwargs", kwargs}};

@@ -27,9 +27,14 @@ namespace kerascpp::layers::op_nodes {
 template <class T>
 class Args {
  public:
-  Args(const Json& bound, const std::vector<T>& inputs, const std::string& who)
-      : bound_(bound), inputs_(inputs), who_(who) {}
+  Args(const Json& bound, const std::vector<T>& inputs, const std::string& who, bool keras3 = false)
+      : bound_(bound), inputs_(inputs), who_(who), keras3_(keras3) {}
+  // A keras.ops node (else tf_keras's TFOpLambda, or a Lambda's backend function): where the two
+  // dialects' defaults differ (take's axis, softmax's axis=None).
+  bool keras3() const { return keras3_; }
   bool has(const char* name) const { return bound_.contains(name) && !bound_[name].is_null(); }
+  // Whether the call or config gives the argument at all, null included (Keras 3's axis=None).
+  bool given(const char* name) const { return bound_.contains(name); }
   // A tensor argument, or a number (or nested list of numbers) as a float32 constant.
   T value(const char* name) const { return value_of(at(name), name); }
   // A list of tensors (a single tensor is a list of one).
@@ -86,6 +91,7 @@ class Args {
   const Json& bound_;
   const std::vector<T>& inputs_;
   const std::string& who_;
+  bool keras3_;
 };
 
 struct OpDef {

@@ -1,5 +1,6 @@
 // Reduction op nodes: keras.ops mean / sum / max / min / std / var / any / all / argmax / argmin /
 // logsumexp, softmax and normalisation along axes, and tf.math's reduce_* and tf.nn's counterparts.
+#include <cmath>
 #include <numeric>
 
 #include "layers/op_nodes/op_node.h"
@@ -96,7 +97,9 @@ Tensor all(const Args<Tensor>& a) {  // min over 1 / 0
 Tensor logsumexp(const Args<Tensor>& a) {
   const Tensor x = a.value("x");
   const std::vector<int> axes = reduced_axes(a, x.rank());
-  const Tensor m = ops::reduce_max(x, axes, true).copy();  // a constant shift: off the tape
+  Tensor m = ops::reduce_max(x, axes, true).copy();  // a constant shift: off the tape
+  for (int64_t i = 0; i < m.size(); ++i)  // an all -inf row sums to log(0) = -inf, as TensorFlow's
+    if (!std::isfinite(m.data<float>()[i])) m.data<float>()[i] = 0.f;
   const Tensor s = ops::detail::sum_axes(ops::unary(UnaryOp::exp, ops::binary(BinaryOp::subtract, x, m)), axes);
   return finish(a, ops::binary(BinaryOp::add, ops::unary(UnaryOp::log, s), m), x.shape());
 }
@@ -143,14 +146,22 @@ int one_axis(const Args<Tensor>& a, int fallback) {
   if (!j.is_number_integer()) a.fail("axis", "one int (kerascpp normalises along one axis)");
   return j.get<int>();
 }
-Tensor softmax(const Args<Tensor>& a) { return ops::softmax(a.value("x"), one_axis(a, -1)); }
-Tensor log_softmax(const Args<Tensor>& a) { return ops::log_softmax(a.value("x"), one_axis(a, -1)); }
+// Keras 3's axis=None: over every element (the tensor flattened, and shaped back).
+template <Tensor (*f)(const Tensor&, int)>
+Tensor along(const Args<Tensor>& a) {
+  const Tensor x = a.value("x");
+  if (a.given("axis") && !a.has("axis") && a.keras3())
+    return f(x.reshape({x.size()}), 0).reshape(x.shape());
+  return f(x, one_axis(a, -1));
+}
 // keras.ops.normalize(order=2): x * min(rsqrt(sum(x^2)), 1 / epsilon) = x / sqrt(max(sum(x^2), epsilon^2)).
 Tensor normalize(const Args<Tensor>& a) {
   if (a.get("order", 2) != 2) a.fail("order", "supported by kerascpp other than 2");
   const Tensor x = a.value("x");
   const float eps = a.get("epsilon", 1e-7f);
-  return ops::l2_normalize(x, a.has("axis") ? reduced_axes(a, x.rank()) : std::vector<int>{x.rank() - 1}, eps * eps);
+  // Keras writes its default axis=-1; a null axis is every axis.
+  return ops::l2_normalize(x, a.has("axis") || a.given("axis") ? reduced_axes(a, x.rank()) : std::vector<int>{x.rank() - 1},
+                           eps * eps);
 }
 // tf.math.l2_normalize(x, axis=None, epsilon=1e-12): x / sqrt(max(sum(x^2), epsilon)).
 Tensor l2_normalize(const Args<Tensor>& a) {
@@ -178,8 +189,9 @@ std::vector<OpDef> reduction_ops() {
       OpDef{"ops.numpy.Argmin", nullptr, {"x", "axis", "keepdims"}, {}, arg_shape<false>, arg_extreme<false, false>},
       OpDef{nullptr, "math.argmax|argmax", {"x", "axis", "output_type"}, {{"input", "x"}}, arg_shape<true>, arg_extreme<true, true>},
       OpDef{nullptr, "math.argmin|argmin", {"x", "axis", "output_type"}, {{"input", "x"}}, arg_shape<true>, arg_extreme<false, true>},
-      OpDef{"ops.nn.Softmax", "nn.softmax|math.softmax", {"x", "axis"}, {{"logits", "x"}}, same_shape, softmax},
-      OpDef{"ops.nn.LogSoftmax", "nn.log_softmax|math.log_softmax", {"x", "axis"}, {{"logits", "x"}}, same_shape, log_softmax},
+      OpDef{"ops.nn.Softmax", "nn.softmax|math.softmax", {"x", "axis"}, {{"logits", "x"}}, same_shape, along<ops::softmax>},
+      OpDef{"ops.nn.LogSoftmax", "nn.log_softmax|math.log_softmax", {"x", "axis"}, {{"logits", "x"}}, same_shape,
+            along<ops::log_softmax>},
       OpDef{"ops.nn.Normalize", nullptr, {"x", "axis", "order", "epsilon"}, {}, same_shape, normalize},
       OpDef{nullptr, "math.l2_normalize|nn.l2_normalize|linalg.l2_normalize", {"x", "axis", "epsilon"}, {}, same_shape, l2_normalize},
   };

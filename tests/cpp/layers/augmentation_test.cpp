@@ -145,5 +145,17 @@ TEST(Augmentation, EveryLayerPassesThroughAtInference) {
             std::string::npos);
 }
 
+TEST(Preprocessing, LayersKerascppDoesNotRunAreRefusedWithWhy) {
+  EXPECT_NE(error_of([] { make_layer("StringLookup", {{"name", "lookup"}}); })
+                .find("Layer 'lookup' is a StringLookup layer, which kerascpp does not support: it maps strings"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { make_layer("AutoContrast", {{"name", "ac"}}); }).find("transforms at inference"), std::string::npos);
+  EXPECT_NE(error_of([] { make_layer("Discretization", {{"name", "d"}, {"num_bins", 4}}); }).find("never adapted"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { make_layer("CategoryEncoding", {{"name", "c"}, {"num_tokens", 3}, {"output_mode", "tf_idf"}}); })
+                .find("unknown `output_mode` 'tf_idf'"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace kerascpp

@@ -3,6 +3,8 @@
 // Their forward values are checked against Keras by the keras_ops_graph / tf_op_lambda fixtures.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <random>
 
 #include "../test_errors.h"
@@ -88,6 +90,7 @@ TEST(OpNodes, KerasOpsGradients) {
                               {{"name", "relu"}, {"negative_slope", 0.1}, {"max_value", 0.8}, {"threshold", 0.05},
                                {"call", {{"args", x0}}}}),
                    {x});
+  expect_gradients(keras_op("numpy.Mod", Json::object(), xy), {x, p});
   // A piecewise constant function has no gradient: the node records none.
   GradientTape tape;
   Tensor w = x.copy();
@@ -105,6 +108,38 @@ TEST(OpNodes, TensorFlowFunctionsGradients) {
                    {x});
   expect_gradients(tf_op("gather", {in(0)}, {{"indices", {2, 0}}, {"axis", 1}}), {x});
   expect_gradients(tf_op("math.reduce_std", {in(0)}, {{"axis", Json::array({1, 2})}}), {x});
+}
+
+// Where Keras's or TensorFlow's semantics have a corner (values checked against Keras 3.15 / TF 2.21).
+TEST(OpNodes, DialectDefaultsAndCorners) {
+  const Tensor x = Tensor::from_vector({2, 3}, {1, 2, 3, 4, 5, 6});
+  auto values = [](const Tensor& t) { return std::vector<float>(t.data<float>(), t.data<float>() + t.size()); };
+  // tf.gather's axis defaults to 0; keras.ops.take's (None) flattens, and wraps negative indices.
+  EXPECT_EQ(values(tf_op("gather", {in(0)}, {{"indices", {1}}})->call({x}, CallContext{})[0]), (std::vector<float>{4, 5, 6}));
+  EXPECT_EQ(values(keras_op("numpy.Take", {{"axis", nullptr}}, {in(0), {-1, 1}})->call({x}, CallContext{})[0]),
+            (std::vector<float>{6, 2}));
+  // keras.ops.softmax(x, axis=None): over every element.
+  const Tensor s = keras_op("nn.Softmax", {{"axis", nullptr}}, {in(0)})->call({x}, CallContext{})[0];
+  float total = 0;
+  for (float v : values(s)) total += v;
+  EXPECT_NEAR(total, 1.f, 1e-6);
+  // keras.ops.normalize(x, axis=None): over every element.
+  const Tensor n = keras_op("nn.Normalize", {{"axis", nullptr}}, {in(0)})->call({x}, CallContext{})[0];
+  EXPECT_NEAR(n.data<float>()[5], 6.f / std::sqrt(91.f), 1e-6);
+  // A row of -inf: logsumexp -inf, as TensorFlow's.
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor l = keras_op("math.Logsumexp", {{"axis", -1}}, {in(0)})->call({Tensor::from_vector({1, 2}, {-inf, -inf})}, CallContext{})[0];
+  EXPECT_EQ(l.data<float>()[0], -inf);
+  // Casts to int8 / uint8 saturate.
+  const Tensor big = Tensor::from_vector({3}, {-420.f, 300.7f, -3.7f});
+  EXPECT_EQ(values(keras_op("core.Cast", {{"dtype", "uint8"}}, {in(0)})->call({big}, CallContext{})[0]), (std::vector<float>{0, 255, 0}));
+  EXPECT_EQ(values(keras_op("core.Cast", {{"dtype", "int8"}}, {in(0)})->call({big}, CallContext{})[0]), (std::vector<float>{-128, 127, -3}));
+  // tf_keras writes x // y as compat.v1.floor_div.
+  EXPECT_EQ(values(tf_op("compat.v1.floor_div", {in(0)}, {{"y", 4}})->call({x}, CallContext{})[0]),
+            (std::vector<float>{0, 0, 0, 1, 1, 1}));
+  EXPECT_NE(error_of([&] { tf_op("linalg.matmul", {in(0)}, {{"b", in(1)}, {"transpose_b", true}})->compute_output_shape({{2, 3}, {4, 3}}); })
+                .find("transpose_b"),
+            std::string::npos);
 }
 
 TEST(OpNodes, ErrorsNameTheOpAndTheArgument) {
