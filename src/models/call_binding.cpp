@@ -95,7 +95,9 @@ CallBinding bind_call(const Layer& layer, const Json& call, const std::string& i
     } else if (key == "mask" || (key.ends_with("_mask") && param_of(key.substr(0, key.size() - 5)) >= 0)) {
       masks.emplace_back(key == "mask" ? 0 : param_of(key.substr(0, key.size() - 5)), &value);
     } else if (key == "training") {
-      continue;  // the train step decides; a call fixed to one mode is issue 17's
+      KCPP_CHECK(value.is_null() || value.is_boolean(), NotImplementedError, "Layer '", layer.name(), "'", in,
+                 " is called with training=", value.dump().substr(0, 80), ", which kerascpp does not support");
+      if (value.is_boolean()) n.training = value.get<bool>() ? 1 : 0;  // runs in that mode always, as in Keras
     } else {
       KCPP_CHECK(tensors.empty(), NotImplementedError, "Layer '", layer.name(), "'", in,
                  " is called with tensors in the keyword argument '", key, "', which kerascpp does not support");

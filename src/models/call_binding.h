@@ -24,6 +24,8 @@ struct CallBinding {
   std::vector<char> auto_mask;
   int tensor_arguments = 0;        // positional and keyword arguments that hold tensors
   Json options = Json::object();   // keyword arguments that are not tensors (CallContext::options)
+  // The call's fixed `training=`: 1 or 0, or -1 when the call does not fix it (the run decides).
+  int training = -1;
   // The call with its arguments after the first given by keyword (as both Keras dialects read them and
   // tf_keras writes them), when that differs from the call; else null.
   Json normalized;

@@ -187,6 +187,7 @@ void Functional::add_call(int l, int id, const Json& call, int k) {
   n.auto_mask = b.auto_mask;
   n.tensor_arguments = b.tensor_arguments;
   n.options = b.options;
+  n.training = b.training;
   if (!b.normalized.is_null()) config_["layers"][l]["inbound_nodes"][k] = b.normalized;
 }
 
@@ -321,6 +322,12 @@ std::vector<Tensor> Functional::call(const std::vector<Tensor>& inputs, const Ca
     bool call_masked = false;
     for (const Tensor& m : call_masks) call_masked = call_masked || m.defined();
     CallContext layer_ctx = ctx;
+    // A call fixed with training= runs in that mode (Keras: an explicit argument wins over the
+    // caller's): base_model(x, training=False) keeps BatchNormalization's statistics while the model
+    // around it trains; Dropout(...)(x, training=True) drops at inference too, afresh on every call.
+    if (n.training >= 0) layer_ctx.training = n.training == 1;
+    if (layer_ctx.training && !ctx.training)
+      layer_ctx.seed = (forced_training_calls_.fetch_add(1) + 1) * 0x9E3779B97F4A7C15ull ^ ctx.seed;
     layer_ctx.masks = call_masked && layer.supports_masking() ? &call_masks : nullptr;
     layer_ctx.options = n.options.empty() ? nullptr : &n.options;
     if (masked && !layer.supports_masking() && !layer.is_operation() && !mask_dropped_[order_[s]].exchange(true))

@@ -79,6 +79,7 @@ class Functional : public Layer {
     std::vector<char> auto_mask;
     int tensor_arguments = 0;  // positional and keyword arguments that hold tensors
     Json options = Json::object();  // keyword arguments that are not tensors, for CallContext::options
+    int training = -1;  // the call's fixed training= (1 / 0), else -1: the run's mode
     std::vector<Shape> output_shapes;
     bool shaped = false;
   };
@@ -113,6 +114,9 @@ class Functional : public Layer {
   bool propagated_masks_ = false;
   // Per node: whether Keras's warning that the layer drops a mask was given (once per node).
   std::unique_ptr<std::atomic<bool>[]> mask_dropped_;
+  // Counts the calls that run a layer fixed to training=True at inference (Monte Carlo dropout), so
+  // that each draws its own random numbers, as Keras's do.
+  mutable std::atomic<uint64_t> forced_training_calls_{0};
   // Per node, its symbolic call (symbolic_inputs() and the rest), made once.
   const std::vector<std::shared_ptr<const SymbolicNode>>& symbolic() const;
   mutable std::once_flag symbolic_once_;
