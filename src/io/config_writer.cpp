@@ -219,6 +219,15 @@ Json keras2_model(const std::string& cls, Json config) {
         unrepresentable(l["config"], "inputs of rank 4 or more in a model with Keras masks (tf_keras's "
                         "MultiHeadAttention fails on such masks)", "2");
     }
+    // tf_keras's one_hot encodes one value per sample (a trailing axis of 1).
+    if ((l["class_name"] == "CategoryEncoding" || l["class_name"] == "Discretization") &&
+        l["config"].value("output_mode", std::string()) == "one_hot")
+      for (const Json& call : l.value("inbound_nodes", Json::array())) {
+        const Json args = call.is_object() ? call.value("args", Json::array()) : Json::array();
+        const Json shape = !args.empty() && is_keras_tensor(args[0]) ? args[0]["config"].value("shape", Json()) : Json();
+        if (shape.is_array() && !shape.empty() && shape.back() != 1)
+          unrepresentable(l["config"], "output_mode='one_hot' over several values per sample", "2");
+      }
     if (l.contains("inbound_nodes")) {
       Json calls = Json::array();
       for (const Json& call : l["inbound_nodes"]) {
@@ -272,6 +281,7 @@ Json keras2_entry(Json e) {
     e["config"] = keras2_model(cls, std::move(e["config"]));
   } else {
     if (application_layer(cls)) unrepresentable(e["config"], "keras.applications' " + cls, "2");
+    if (keras3_only_layer(cls)) unrepresentable(e["config"], "Keras 3's " + cls, "2");
     if (cls.find('.') != std::string::npos) unrepresentable(e["config"], "the Keras 3 operation " + cls, "2");
     e["config"].erase("call");  // a TFOpLambda's arguments are in its inbound node
     keras2_layer_config(cls, e["config"]);

@@ -61,6 +61,13 @@ const std::vector<DialectRule>& rules() {
        {},
        {{"data_format", "channels_last"}, {"antialias", false}, {"pad_to_aspect_ratio", false}, {"fill_mode", kAny},
         {"fill_value", kAny}}},
+      // Image augmentation: tf_keras's stateful / stateless random generator choice; Keras 3's data
+      // format (tf_keras's layers are channels_last) and RandomContrast's value_range.
+      {"Random*", {}, {{"rng_type", kAny}}, {{"data_format", "channels_last"}}},
+      {"RandomContrast", {}, {}, {{"value_range", Json::array({0, 255})}}},
+      // Keras 3's Discretization takes no `trainable`; tf_keras's dtype is its output's (int64 for
+      // indices), which Keras 3 would cast the inputs to.
+      {"Discretization", {}, {{"trainable", kAny}, {"dtype", kAny}}, {}},
       {"CenterCrop",
        {},
        {},
@@ -141,6 +148,17 @@ void canonical_layer_keys_to_keras2(const std::string& cls, Json& c) {
     for (const auto& [k2, canonical] : kKeras2Spellings)
       if (a == canonical) c[key] = k2;
   }
+}
+
+bool keras3_only_layer(const std::string& cls) {
+  // Keras 3's image augmentation layers that tf_keras does not have.
+  static const char* kOnly3[] = {"RandomGrayscale", "RandomHue", "RandomSaturation", "RandomSharpness", "RandomShear",
+                                 "RandomColorJitter", "RandomColorDegeneration", "RandomPosterization", "RandomInvert",
+                                 "RandomErasing", "RandomGaussianBlur", "RandomElasticTransform", "RandomPerspective",
+                                 "Solarization", "Equalization", "AugMix", "RandAugment", "CutMix", "MixUp"};
+  for (const char* c : kOnly3)
+    if (cls == c) return true;
+  return false;
 }
 
 void check_keras3_expressible(const std::string& cls, const Json& c) {

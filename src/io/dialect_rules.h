@@ -22,4 +22,7 @@ void canonical_layer_keys_to_keras2(const std::string& class_name, Json& config)
 // Writing Keras 3: NotImplementedError for what only Keras 2 can express (hard_sigmoid_k2).
 void check_keras3_expressible(const std::string& class_name, const Json& config);
 
+// Keras 3 layer classes that tf_keras does not have (its image augmentation beyond the first seven).
+bool keras3_only_layer(const std::string& cls);
+
 }  // namespace kerascpp::io
