@@ -28,22 +28,26 @@ void nested(const Json& j, Shape* shape, std::vector<float>* values, size_t dept
 
 }  // namespace
 
+namespace {
+// A constant argument (a number or nested list of numbers): its shape and values.
+std::pair<Shape, std::vector<float>> constant(const Json& j, const std::string& who, const char* name) {
+  std::pair<Shape, std::vector<float>> c;
+  nested(j, &c.first, &c.second, 0, who + " (argument '" + name + "')");
+  return c;
+}
+}  // namespace
+
 template <>
 Tensor Args<Tensor>::value_of(const Json& j, const char* name) const {
   if (is_input(j)) return inputs_.at(j["kerascpp_input"].get<size_t>());
-  Shape shape;
-  std::vector<float> values;
-  nested(j, &shape, &values, 0, who_ + " (argument '" + name + "')");
+  const auto [shape, values] = constant(j, who_, name);
   return Tensor::from_vector(shape, values);
 }
 
 template <>
 Shape Args<Shape>::value_of(const Json& j, const char* name) const {
   if (is_input(j)) return inputs_.at(j["kerascpp_input"].get<size_t>());
-  Shape shape;
-  std::vector<float> values;
-  nested(j, &shape, &values, 0, who_ + " (argument '" + name + "')");
-  return shape;
+  return constant(j, who_, name).first;
 }
 
 Shape same_shape(const Args<Shape>& a) { return a.value("x"); }

@@ -42,66 +42,56 @@ Shape reduce_shape(const Args<Shape>& a) {
   return out;
 }
 
-// The reduction with its axes kept as 1, reshaped to the op's result.
-Tensor finish(const Args<Tensor>& a, const Tensor& kept, const Shape& x) {
+// x reduced over the op's axes by f(x, axes) (the reduced dims kept as 1), shaped as the op's result.
+template <typename F>
+Tensor reduced(const Args<Tensor>& a, const Tensor& x, F f) {
+  const std::vector<int> axes = reduced_axes(a, x.rank());
+  const Tensor kept = f(x, axes);
   if (a.get("keepdims", false)) return kept;
-  const std::vector<int> axes = reduced_axes(a, static_cast<int>(x.size()));
   Shape out;
-  for (size_t d = 0; d < x.size(); ++d)
-    if (std::find(axes.begin(), axes.end(), static_cast<int>(d)) == axes.end()) out.push_back(x[d]);
+  for (int d = 0; d < x.rank(); ++d)
+    if (std::find(axes.begin(), axes.end(), d) == axes.end()) out.push_back(x.dim(d));
   return kept.reshape(out);
 }
 
 Tensor negate(const Tensor& x) { return ops::scale_shift(x, -1.f, 0.f); }
-
-Tensor mean(const Args<Tensor>& a) {
-  const Tensor x = a.value("x");
-  return finish(a, ops::reduce_mean(x, reduced_axes(a, x.rank()), true), x.shape());
-}
-Tensor sum(const Args<Tensor>& a) {
-  const Tensor x = a.value("x");
-  return finish(a, ops::detail::sum_axes(x, reduced_axes(a, x.rank())), x.shape());
-}
-Tensor max(const Args<Tensor>& a) {
-  if (a.has("initial")) a.fail("initial", "supported by kerascpp");
-  const Tensor x = a.value("x");
-  return finish(a, ops::reduce_max(x, reduced_axes(a, x.rank()), true), x.shape());
-}
-Tensor min(const Args<Tensor>& a) {
-  if (a.has("initial")) a.fail("initial", "supported by kerascpp");
-  const Tensor x = a.value("x");
-  return finish(a, negate(ops::reduce_max(negate(x), reduced_axes(a, x.rank()), true)), x.shape());
-}
-Tensor variance(const Args<Tensor>& a, const Tensor& x) {
-  const std::vector<int> axes = reduced_axes(a, x.rank());
+Tensor min_kept(const Tensor& x, const std::vector<int>& axes) { return negate(ops::reduce_max(negate(x), axes, true)); }
+Tensor variance(const Tensor& x, const std::vector<int>& axes) {
   const Tensor centred = ops::binary(BinaryOp::subtract, x, ops::reduce_mean(x, axes, true));
   return ops::reduce_mean(ops::unary(UnaryOp::square, centred), axes, true);
 }
-Tensor var(const Args<Tensor>& a) {
-  const Tensor x = a.value("x");
-  return finish(a, variance(a, x), x.shape());
+
+Tensor mean(const Args<Tensor>& a) {
+  return reduced(a, a.value("x"), [](const Tensor& x, const std::vector<int>& axes) { return ops::reduce_mean(x, axes, true); });
 }
+Tensor sum(const Args<Tensor>& a) { return reduced(a, a.value("x"), ops::detail::sum_axes); }
+Tensor max(const Args<Tensor>& a) {
+  if (a.has("initial")) a.fail("initial", "supported by kerascpp");
+  return reduced(a, a.value("x"), [](const Tensor& x, const std::vector<int>& axes) { return ops::reduce_max(x, axes, true); });
+}
+Tensor min(const Args<Tensor>& a) {
+  if (a.has("initial")) a.fail("initial", "supported by kerascpp");
+  return reduced(a, a.value("x"), min_kept);
+}
+Tensor var(const Args<Tensor>& a) { return reduced(a, a.value("x"), variance); }
 Tensor std_(const Args<Tensor>& a) {
-  const Tensor x = a.value("x");
-  return finish(a, ops::unary(UnaryOp::sqrt, variance(a, x)), x.shape());
+  return reduced(a, a.value("x"), [](const Tensor& x, const std::vector<int>& axes) {
+    return ops::unary(UnaryOp::sqrt, variance(x, axes));
+  });
 }
 Tensor any(const Args<Tensor>& a) {
-  const Tensor x = a.value("x");
-  return finish(a, ops::any(x, reduced_axes(a, x.rank()), true), x.shape());
+  return reduced(a, a.value("x"), [](const Tensor& x, const std::vector<int>& axes) { return ops::any(x, axes, true); });
 }
-Tensor all(const Args<Tensor>& a) {  // min over 1 / 0
-  const Tensor x = ops::as_mask(a.value("x"));
-  return finish(a, negate(ops::reduce_max(negate(x), reduced_axes(a, x.rank()), true)), x.shape());
-}
+Tensor all(const Args<Tensor>& a) { return reduced(a, ops::as_mask(a.value("x")), min_kept); }  // min over 1 / 0
 // log(sum(exp(x))) computed as max + log(sum(exp(x - max))), as Keras does.
 Tensor logsumexp(const Args<Tensor>& a) {
-  const Tensor x = a.value("x");
-  const std::vector<int> axes = reduced_axes(a, x.rank());
-  Tensor m = ops::reduce_max(x, axes, true).copy();  // a constant shift: off the tape
-  for (int64_t i = 0; i < m.size(); ++i)  // an all -inf row sums to log(0) = -inf, as TensorFlow's
-    if (!std::isfinite(m.data<float>()[i])) m.data<float>()[i] = 0.f;
-  const Tensor s = ops::detail::sum_axes(ops::unary(UnaryOp::exp, ops::binary(BinaryOp::subtract, x, m)), axes);
-  return finish(a, ops::binary(BinaryOp::add, ops::unary(UnaryOp::log, s), m), x.shape());
+  return reduced(a, a.value("x"), [](const Tensor& x, const std::vector<int>& axes) {
+    Tensor m = ops::reduce_max(x, axes, true).copy();  // a constant shift: off the tape
+    for (int64_t i = 0; i < m.size(); ++i)  // an all -inf row sums to log(0) = -inf, as TensorFlow's
+      if (!std::isfinite(m.data<float>()[i])) m.data<float>()[i] = 0.f;
+    const Tensor s = ops::detail::sum_axes(ops::unary(UnaryOp::exp, ops::binary(BinaryOp::subtract, x, m)), axes);
+    return ops::binary(BinaryOp::add, ops::unary(UnaryOp::log, s), m);
+  });
 }
 
 // argmax / argmin: the index of the first extreme value along one axis (every element, flattened,
