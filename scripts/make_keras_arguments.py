@@ -27,7 +27,7 @@ REQUIRED = {"units": 2, "filters": 2, "kernel_size": 3, "rate": 0.5, "stddev": 0
             "head_dim": 2, "num_query_heads": 2, "num_key_value_heads": 2, "scale": 1.0, "init_values": 0.1,
             "groups": 1, "activation": "relu", "padding": 1, "cropping": 1, "size": 2, "mean": None,
             "variance": None, "axis": -1, "pool_size": 2, "cells": None, "factor": 0.2, "height_factor": 0.2,
-            "width_factor": 0.2, "x_factor": 0.2, "max_number": 3}
+            "width_factor": 0.2, "x_factor": 0.2, "max_number": 3, "num_bins": 4}
 REQUIRED_OF = {"RandomPosterization": {"factor": 4}}  # where a class takes another range
 # Arguments a class refuses to be made without although their default is None: given to make the
 # sample, then left out of its defaults.

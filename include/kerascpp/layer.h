@@ -167,6 +167,12 @@ class Layer : public std::enable_shared_from_this<Layer> {
     bool is_list = true;
   };
   virtual std::vector<SaveableChildren> saveable_children() const;
+  // Keras's load_assets: the files a Keras 3 archive holds for this layer (assets/<its path>/<file>),
+  // by file name, given once after the layer is made and before it is called. Default: ignores them.
+  virtual void load_assets(const std::map<std::string, std::string>& files) {}
+  // The config keys that hold what load_assets read, saved with the layer's config from then on (an
+  // IntegerLookup's vocabulary, which any Keras reads from its config). Default: none.
+  virtual Json config_from_assets() const { return Json::object(); }
 
   // Keras 3 order: for this layer and then each sublayer, trainable then non-trainable.
   std::vector<VariablePtr> weights() const;

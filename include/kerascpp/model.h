@@ -138,6 +138,10 @@ class Model {
   //   kerascpp::RnnStates stream;  y1 = m({x1}, stream);  y2 = m({x2}, stream);
   std::vector<Tensor> operator()(const std::vector<Tensor>& inputs, RnnStates& states,
                                  const std::vector<Tensor>& masks = {}) const;
+  // Keras's model(x, training=True): the layers that act in training only do (Dropout, noise, the image
+  // augmentation layers; BatchNormalization normalises with the batch's statistics), their draws from
+  // `seed` (the same seed, the same draws). Nothing is updated: moving statistics change in fit() only.
+  std::vector<Tensor> call_training(const std::vector<Tensor>& inputs, uint64_t seed) const;
   // The model's graph as symbolic tensors (Keras's model.inputs / model.outputs), and the outputs of a
   // layer's first call (model.get_layer(name).output): new models can be built from them.
   std::vector<KerasTensor> inputs() const;
@@ -223,12 +227,13 @@ class Model {
 
  private:
   std::vector<Tensor> call_with(const std::vector<Tensor>& inputs, const std::vector<Tensor>& masks,
-                                RnnStates* states) const;
+                                RnnStates* states, const CallContext& base = CallContext()) const;
   std::vector<Tensor> predict_with(const std::vector<Tensor>& inputs, int64_t batch_size, RnnStates* states) const;
   std::shared_ptr<models::Functional> graph_;
   Json training_config_;
   std::shared_ptr<training::Compiled> compiled_;
   bool stateful_ = false;  // found once, at construction
+  bool integer_ids_ = false;  // a layer reads integer ids (models::reads_integer_ids), found at construction
 };
 
 struct LoadOptions {

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from . import _kerascpp
-from ._builder import CLASSES, KerasTensor, NativeLayer, _symbolic, call_symbolic
+from ._builder import CLASSES, KerasTensor, NativeLayer, _next_seed, _symbolic, call_symbolic
 from ._training import TrainingMixin
 
 
@@ -108,6 +108,13 @@ class Model(TrainingMixin):
             if training is not None:  # saved with the call, as Keras does; kerascpp's step decides the mode
                 kwargs["training"] = bool(training)
             return call_symbolic(self._m.as_layer(), [inputs], kwargs)
+        if training:  # Dropout, noise and augmentation act; their draws from kerascpp's seeded generator
+            if mask is not None or self._m.stateful:
+                raise NotImplementedError(f"Model '{self.name}' called with training=True takes no mask and "
+                                          "no stateful layers in kerascpp")
+            seed = _next_seed()
+            seed = int(np.random.default_rng().integers(0, 2**63 - 1)) if seed is None else seed
+            return self._outputs(self._m.call_training(self._input_list(inputs), seed))
         # mask: one per input (None for an input without one), as the inputs are given.
         masks = None
         if mask is not None:

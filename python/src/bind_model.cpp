@@ -52,6 +52,14 @@ void bind_model(nb::module_& m) {
         }
         return arrays_from(out);
       }, nb::arg("inputs"), nb::arg("masks") = nb::none(), nb::arg("states") = nb::none())
+      .def("call_training", [](const Model& self, nb::handle inputs, uint64_t seed) {
+        std::vector<Tensor> in = tensors_from(inputs), out;
+        {
+          nb::gil_scoped_release release;
+          out = self.call_training(in, seed);
+        }
+        return arrays_from(out);
+      }, nb::arg("inputs"), nb::arg("seed"))
       .def("layers", &Model::layers, nb::rv_policy::reference)
       .def("metrics_names", &Model::metrics_names)
       .def("inputs", &Model::inputs)

@@ -68,6 +68,9 @@ const std::vector<DialectRule>& rules() {
       // Keras 3's Discretization takes no `trainable`; tf_keras's dtype is its output's (int64 for
       // indices), which Keras 3 would cast the inputs to.
       {"Discretization", {}, {{"trainable", kAny}, {"dtype", kAny}}, {}},
+      // Keras 3's hashed OOV slots (tf_keras takes token floormod num_oov_indices only); Keras 3's dtype
+      // is a float policy, tf_keras's the output's (int64 for indices, its default).
+      {"IntegerLookup", {}, {}, {{"oov_method", "floormod"}, {"salt", nullptr}, {"dtype", kAny}}},
       {"CenterCrop",
        {},
        {},
@@ -151,11 +154,12 @@ void canonical_layer_keys_to_keras2(const std::string& cls, Json& c) {
 }
 
 bool keras3_only_layer(const std::string& cls) {
-  // Keras 3's image augmentation layers that tf_keras does not have.
+  // Keras 3's image augmentation layers that tf_keras does not have, and AutoContrast.
   static const char* kOnly3[] = {"RandomGrayscale", "RandomHue", "RandomSaturation", "RandomSharpness", "RandomShear",
                                  "RandomColorJitter", "RandomColorDegeneration", "RandomPosterization", "RandomInvert",
                                  "RandomErasing", "RandomGaussianBlur", "RandomElasticTransform", "RandomPerspective",
-                                 "Solarization", "Equalization", "AugMix", "RandAugment", "CutMix", "MixUp"};
+                                 "Solarization", "Equalization", "AugMix", "RandAugment", "CutMix", "MixUp",
+                                 "AutoContrast"};
   for (const char* c : kOnly3)
     if (cls == c) return true;
   return false;

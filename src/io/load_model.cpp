@@ -98,6 +98,26 @@ Model load_h5(const io::H5File& file, const LoadOptions& options) {
   return model;
 }
 
+// Each layer's files under assets/<its path>/ (an adapted IntegerLookup's vocabulary.txt), given to it
+// before the model is shared with anyone.
+void load_assets(Model& model, const io::ZipArchive& zip) {
+  std::vector<std::string> assets;
+  for (const std::string& n : zip.names())
+    if (n.starts_with("assets/") && !n.ends_with("/")) assets.push_back(n);
+  if (assets.empty()) return;
+  io::walk_keras3_tree(model.graph(), [&](const Layer& layer, const std::string& path) {
+    const std::string dir = "assets/" + path + "/";
+    std::map<std::string, std::string> files;
+    for (const std::string& n : assets) {
+      if (!n.starts_with(dir) || n.find('/', dir.size()) != std::string::npos) continue;
+      auto m = zip.member(n, /*verify_crc=*/true);
+      files.emplace(n.substr(dir.size()), std::string(m.data, m.size));
+    }
+    // The loader still owns the model alone: the one place a layer is changed after it was made.
+    if (!files.empty()) const_cast<Layer&>(layer).load_assets(files);
+  });
+}
+
 Model load_keras_archive(const io::ZipArchive& zip, const std::string& name, const LoadOptions& options) {
   const CustomObjects& custom = options.custom_objects;
   KCPP_CHECK(zip.has("config.json"), IOError, "Invalid .keras archive ", name, ": it has no config.json member");
@@ -117,6 +137,7 @@ Model load_keras_archive(const io::ZipArchive& zip, const std::string& name, con
   auto wm = zip.member("model.weights.h5");
   io::H5File weights = io::H5File::open_image(wm.data, wm.size, name + "/model.weights.h5", wm.keepalive);
   io::load_keras3_weights(model, weights.root());
+  load_assets(model, zip);
   if (options.compile) {
     io::compile_from_saved_config(model, name);
     io::read_optimizer_keras3(model, weights.root(), name);

@@ -38,10 +38,7 @@ LayerPtr make_layer(const std::string& class_name, const Json& config) {
   static const std::map<std::string, const char*, std::less<>> kRefused = {
       {"StringLookup", "it maps strings, and kerascpp's tensors hold numbers only"},
       {"TextVectorization", "it maps strings, and kerascpp's tensors hold numbers only"},
-      {"Hashing", "its FarmHash / SipHash of the values' strings is not implemented"},
-      {"HashedCrossing", "its FarmHash of the crossed values is not implemented"},
-      {"IntegerLookup", "its vocabulary (saved in the file's assets) is not read yet"},
-      {"AutoContrast", "it transforms at inference too, which kerascpp does not implement yet"}};
+      {"HashedCrossing", "it crosses feature values as strings (FarmHash of their joined text), which kerascpp does not implement"}};
   if (auto r = kRefused.find(class_name); r != kRefused.end())
     KCPP_THROW(NotImplementedError, "Layer '", name, "' is a ", class_name, " layer, which kerascpp does not support: ",
                r->second);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <functional>
+#include <set>
 
 #include "kerascpp/warnings.h"
 #include "layers/layer_list.h"
@@ -374,6 +375,7 @@ Json Functional::get_config() const {
       entry = layers_[i]->get_config();
     else if (entry.contains("trainable"))
       entry["trainable"] = layers_[i]->trainable();
+    if (!entry.is_null()) entry.update(layers_[i]->config_from_assets());
   }
   return c;
 }
@@ -470,6 +472,27 @@ std::vector<KerasTensor> Functional::symbolic_layer_outputs(const std::string& l
   std::vector<KerasTensor> out;
   for (size_t i = 0; i < nodes_[id].output_shapes.size(); ++i) out.emplace_back(symbolic()[id], static_cast<int>(i));
   return out;
+}
+
+bool reads_integer_ids(const Layer& graph) {
+  static const std::set<std::string> kIds = {"Embedding", "IntegerLookup", "Hashing", "CategoryEncoding"};
+  if (kIds.count(graph.class_name())) return true;
+  for (const Layer* l : graph.sublayers())
+    if (reads_integer_ids(*l)) return true;
+  return false;
+}
+
+Tensor float32_input(const Tensor& t, bool check_ids, const std::string& model) {
+  if (t.dtype() == DType::float32) return t;
+  if (check_ids && (t.dtype() == DType::int64 || t.dtype() == DType::int32)) {
+    constexpr int64_t exact = int64_t{1} << 24;
+    for (int64_t i = 0; i < t.size(); ++i) {
+      const int64_t v = t.dtype() == DType::int64 ? t.data<int64_t>()[i] : t.data<int32_t>()[i];
+      KCPP_CHECK(v >= -exact && v <= exact, ValueError, "Model '", model, "' received the integer ", v,
+                 " in an input: its ids are computed in float32, exact for integers up to 2^24 (16777216) only");
+    }
+  }
+  return t.astype(DType::float32);
 }
 
 }  // namespace kerascpp::models

@@ -127,4 +127,11 @@ class Functional : public Layer {
 LayerPtr make_layer_or_model(const std::string& class_name, const Json& config, const CustomObjects* custom = nullptr);
 bool is_model_class(const std::string& class_name);
 
+// Whether a layer of the graph (nested models included) reads its inputs as integer ids (Embedding,
+// IntegerLookup, Hashing, CategoryEncoding), which float32 holds exactly up to 2^24 only.
+bool reads_integer_ids(const Layer& graph);
+// An input as the model computes it, in float32. With check_ids, an integer input beyond 2^24 is refused
+// (ValueError naming the model) rather than rounded to another id.
+Tensor float32_input(const Tensor& t, bool check_ids, const std::string& model);
+
 }  // namespace kerascpp::models

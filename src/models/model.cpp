@@ -12,7 +12,6 @@
 #include "ops/ops.h"
 
 namespace kerascpp {
-
 Model::Model(LayerPtr graph, Json training_config)
     : graph_(std::dynamic_pointer_cast<models::Functional>(graph)), training_config_(std::move(training_config)) {
   KCPP_CHECK(graph_ != nullptr, ValueError, "A Model is made from a Sequential or Functional graph. Received: ",
@@ -26,6 +25,7 @@ Model::Model(LayerPtr graph, Json training_config)
     return false;
   };
   stateful_ = any(*graph_);
+  integer_ids_ = models::reads_integer_ids(*graph_);
 }
 
 Model::Model(const std::vector<KerasTensor>& inputs, const std::vector<KerasTensor>& outputs, const std::string& name,
@@ -98,15 +98,22 @@ std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs, RnnStat
   return call_with(inputs, masks, &states);
 }
 
+std::vector<Tensor> Model::call_training(const std::vector<Tensor>& inputs, uint64_t seed) const {
+  CallContext ctx;
+  ctx.training = true;
+  ctx.seed = seed;
+  return call_with(inputs, {}, nullptr, ctx);
+}
+
 std::vector<Tensor> Model::call_with(const std::vector<Tensor>& inputs, const std::vector<Tensor>& masks,
-                                     RnnStates* states) const {
+                                     RnnStates* states, const CallContext& base) const {
   std::vector<Tensor> in;
   in.reserve(inputs.size());
   for (const Tensor& t : inputs) {
     KCPP_CHECK(t.defined(), ValueError, "Model '", name(), "' received an empty input tensor");
-    in.push_back(t.dtype() == DType::float32 ? t : t.astype(DType::float32));
+    in.push_back(models::float32_input(t, integer_ids_, name()));
   }
-  CallContext ctx;
+  CallContext ctx = base;
   ctx.rnn_states = states;
   if (masks.empty()) return graph_->call(in, ctx);
   KCPP_CHECK(masks.size() == inputs.size(), ValueError, "Model '", name(), "' expects one mask per input (", inputs.size(),

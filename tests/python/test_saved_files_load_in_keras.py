@@ -37,7 +37,8 @@ def test_every_fixture_converts_to_the_dialects_that_can_express_it(converted):
     # What one dialect cannot express: the hard_sigmoid layers of deep_mlp_activations (Keras 2's and
     # 3's formulas differ); Keras 3's LayerNormalization(rms_scaling=True), keras.applications helper
     # layers and keras.ops nodes in Keras 2; tf_keras's TFOpLambda in Keras 3; Keras 3's augmentation
-    # layers beyond tf_keras's seven, and one_hot encodings of several values per sample, in Keras 2; tf_keras's BatchNormalization over several axes in Keras 3;
+    # layers beyond tf_keras's seven and AutoContrast, one_hot encodings of several values per sample and IntegerLookup's
+    # hashed OOV slots in Keras 2; tf_keras's BatchNormalization over several axes in Keras 3;
     # Keras 3's Resizing with data_format="channels_first" or pad_to_aspect_ratio in Keras 2; the
     # hard_sigmoid recurrent activation of seq_rnn_options (each writer's own formula) in the other;
     # Keras 3's GroupQueryAttention, RMSNormalization and MultiHeadAttention(use_gate, sliding_window)
@@ -46,7 +47,8 @@ def test_every_fixture_converts_to_the_dialects_that_can_express_it(converted):
                           "all_layers_spatial_channels_first_keras3/k2", "all_layers_spatial_reshaping_keras3/k2",
                           "applications_helpers_keras3/k2", "keras_ops_nodes_keras3/k2",
                           "keras_ops_graph_keras3/k2", "tf_op_lambda_tf_keras/k3",
-                          "image_augmentation_keras3/k2", "numeric_preprocessing_keras3/k2",
+                          "image_augmentation_keras3/k2", "auto_contrast_keras3/k2",
+                          "numeric_preprocessing_keras3/k2", "lookup_and_hashing_keras3/k2",
                           "normalization_tf_keras_axes_tf_keras/k3", "seq_rnn_options_keras3/k2",
                           "seq_rnn_options_tf_keras/k3",
                           "seq_keras3_attention_keras3/k2", "seq_mha_rank4_masks_keras3/k2")

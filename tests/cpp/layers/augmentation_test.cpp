@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "../test_errors.h"
@@ -54,7 +55,7 @@ TEST(Augmentation, TrainingTransformsMatchKeras3) {
     const Tensor same = run(m.get_layer("augment"), x, false)[0];  // inference: the input itself
     EXPECT_EQ(0, std::memcmp(same.raw_data(), x.raw_data(), x.nbytes()));
   }
-  EXPECT_EQ(cases, 10);
+  EXPECT_EQ(cases, 37);
 }
 
 TEST(Augmentation, RandomFlipFlipsHalfTheImagesWhole) {
@@ -128,28 +129,73 @@ TEST(Augmentation, RandomRangesAreKeras) {
 
 TEST(Augmentation, EveryLayerPassesThroughAtInference) {
   const Tensor x = ramp({2, 6, 6, 3});
+  // Keras requires a factor of these (as it does of RandomRotation and the other affine ones).
+  const std::map<std::string, Json> needs = {{"RandomHue", 0.2}, {"RandomSaturation", 0.3}, {"RandomSharpness", 0.3},
+                                             {"RandomColorDegeneration", 0.3}, {"RandomPosterization", 4}};
   for (const char* cls : {"RandomFlip", "RandomGrayscale", "RandomHue", "RandomSaturation", "RandomSharpness", "RandomShear",
                           "RandomColorJitter", "RandomColorDegeneration", "RandomPosterization", "RandomInvert",
                           "RandomErasing", "RandomGaussianBlur", "RandomElasticTransform", "RandomPerspective",
                           "Solarization", "Equalization", "AugMix", "RandAugment", "CutMix", "MixUp"}) {
-    const Tensor y = run(*layer(cls, Json::object()), x, false)[0];
+    Json config = Json::object();
+    if (auto it = needs.find(cls); it != needs.end()) config["factor"] = it->second;
+    const Tensor y = run(*layer(cls, config), x, false)[0];
     EXPECT_EQ(0, std::memcmp(y.raw_data(), x.raw_data(), x.nbytes())) << cls;
   }
-  // Their training transforms are not kerascpp's: refused by name, never skipped silently.
-  EXPECT_NE(error_of([&] { run(*layer("RandomHue", {{"factor", 0.2}}), x, true); })
-                .find("Layer 'augment' (RandomHue) passes its input through at inference"),
-            std::string::npos);
+  EXPECT_NE(error_of([&] { layer("RandomHue", Json::object()); }).find("factor"), std::string::npos);
   EXPECT_NE(error_of([&] { layer("RandomRotation", {{"factor", 0.2}, {"fill_mode", "mirror"}}); }).find("fill_mode='mirror'"),
             std::string::npos);
   EXPECT_NE(error_of([&] { run(*layer("RandomFlip", Json::object()), Tensor::zeros({4, 5}), true); }).find("rank 3 or 4"),
             std::string::npos);
 }
 
+bool equal(const Tensor& a, const Tensor& b) {
+  return a.shape() == b.shape() && std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
+}
+
+// AugMix and RandAugment compose the other layers (each checked against Keras above and in
+// color_augmentation_test / geometric_augmentation_test): here what the composition itself promises.
+TEST(Augmentation, AugMixMixesChainsIntoTheValueRange) {
+  const Tensor x = ramp({4, 8, 8, 3});
+  // No chain steps: every chain is the image, so the mix is the image itself (clipped to the range).
+  const Tensor same = run(*layer("AugMix", {{"chain_depth", 0}}), x, true)[0];
+  for (int64_t i = 0; i < x.size(); ++i)  // float32 mixing weights sum to 1 up to round-off (pixels <= 255)
+    ASSERT_NEAR(same.data<float>()[i], x.data<float>()[i], 1e-3);
+  auto aug_mix = layer("AugMix", {{"value_range", {0, 255}}, {"factor", 0.5}});
+  int changed = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const Tensor y = run(*aug_mix, x, true, seed)[0];
+    EXPECT_TRUE(equal(y, run(*aug_mix, x, true, seed)[0]));  // a step's seed repeats its draws
+    for (int64_t i = 0; i < y.size(); ++i) ASSERT_TRUE(y.data<float>()[i] >= 0.f && y.data<float>()[i] <= 255.f);
+    changed += !equal(y, x);
+  }
+  // A step leaves the images unchanged only if all 9 chain steps draw "none" (1/12 each) or only
+  // identity draws: far below 1 in 20.
+  EXPECT_GE(changed, 18);
+  EXPECT_NE(error_of([] { layer("AugMix", {{"factor", 1.5}}); }).find("[0, 1]"), std::string::npos);
+}
+
+TEST(Augmentation, RandAugmentAppliesNumOpsLayers) {
+  const Tensor x = ramp({4, 8, 8, 3});
+  EXPECT_TRUE(equal(run(*layer("RandAugment", {{"num_ops", 0}}), x, true)[0], x));
+  auto rand_augment = layer("RandAugment", {{"num_ops", 2}, {"factor", 0.4}});
+  int changed = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const Tensor y = run(*rand_augment, x, true, seed)[0];
+    EXPECT_TRUE(equal(y, run(*rand_augment, x, true, seed)[0]));
+    EXPECT_EQ(y.shape(), x.shape());
+    changed += !equal(y, x);
+  }
+  EXPECT_GE(changed, 18);  // every one of the 11 layers changes a ramp image at factor 0.4 but by chance
+  EXPECT_TRUE(equal(run(*rand_augment, x, false)[0], x));
+  EXPECT_NE(error_of([] { layer("RandAugment", {{"num_ops", -1}}); }).find("num_ops"), std::string::npos);
+}
+
 TEST(Preprocessing, LayersKerascppDoesNotRunAreRefusedWithWhy) {
   EXPECT_NE(error_of([] { make_layer("StringLookup", {{"name", "lookup"}}); })
                 .find("Layer 'lookup' is a StringLookup layer, which kerascpp does not support: it maps strings"),
             std::string::npos);
-  EXPECT_NE(error_of([] { make_layer("AutoContrast", {{"name", "ac"}}); }).find("transforms at inference"), std::string::npos);
+  EXPECT_NE(error_of([] { make_layer("HashedCrossing", {{"name", "cross"}}); }).find("crosses feature values as strings"),
+            std::string::npos);
   EXPECT_NE(error_of([] { make_layer("Discretization", {{"name", "d"}, {"num_bins", 4}}); }).find("never adapted"),
             std::string::npos);
   EXPECT_NE(error_of([] { make_layer("CategoryEncoding", {{"name", "c"}, {"num_tokens", 3}, {"output_mode", "tf_idf"}}); })

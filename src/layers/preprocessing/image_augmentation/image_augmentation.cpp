@@ -87,7 +87,7 @@ float map_coordinate(float v, int64_t len, AffineSampling::Fill fill) {
     if (v < 0) v += n * (std::floor(-v / sz) + 1);
     else if (v > n - 1) v -= n * std::floor(v / sz);
   } else if (fill == AffineSampling::Fill::constant) {
-    return v;  // out of range reads fill_value
+    return std::clamp(v, -2.f, n + 1);  // out of range reads fill_value (kept in int64's range)
   }
   return std::clamp(v, 0.f, n - 1);
 }
@@ -103,9 +103,13 @@ void affine_transform_image(float* image, const float* src, int64_t h, int64_t w
     for (int64_t ox = 0; ox < w; ++ox) {
       const float fx = static_cast<float>(ox), fy = static_cast<float>(oy);
       const float k = t[6] * fx + t[7] * fy + 1.f;
-      const float ix = map_coordinate((t[0] * fx + t[1] * fy + t[2]) / k, w, s.fill);
-      const float iy = map_coordinate((t[3] * fx + t[4] * fy + t[5]) / k, h, s.fill);
+      const float px = (t[0] * fx + t[1] * fy + t[2]) / k, py = (t[3] * fx + t[4] * fy + t[5]) / k;
       float* out = image + oy * row_stride + ox * col_stride;
+      if (k == 0.f || !std::isfinite(px) || !std::isfinite(py)) {  // as TensorFlow: no projection, fill_value
+        for (int64_t ch = 0; ch < c; ++ch) out[ch * channel_stride] = s.fill_value;
+        continue;
+      }
+      const float ix = map_coordinate(px, w, s.fill), iy = map_coordinate(py, h, s.fill);
       for (int64_t ch = 0; ch < c; ++ch) {
         float v;
         if (s.nearest) {

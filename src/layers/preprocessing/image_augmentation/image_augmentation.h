@@ -2,8 +2,8 @@
 // RandomFlip, RandomRotation, ...): at inference they pass their input through, as Keras does; in
 // training they transform each image at random, drawn from the step's seed, the layer's name and the
 // layer's `seed` (so a fit with a fixed seed repeats). Input (batch, h, w, c) or one image (h, w, c);
-// channels_first: (batch, c, h, w) or (c, h, w). A layer whose training transform kerascpp does not
-// run refuses training by name (train() default).
+// channels_first: (batch, c, h, w) or (c, h, w). Each layer overrides augment(); the default refuses
+// training by name, for a layer added without its transform.
 #pragma once
 
 #include <random>
