@@ -47,6 +47,7 @@ def test_every_fixture_converts_to_the_dialects_that_can_express_it(converted):
                           "all_layers_spatial_channels_first_keras3/k2", "all_layers_spatial_reshaping_keras3/k2",
                           "applications_helpers_keras3/k2", "keras_ops_nodes_keras3/k2",
                           "keras_ops_graph_keras3/k2", "tf_op_lambda_tf_keras/k3",
+                          "ops_math_keras3/k2", "ops_math_tf_keras/k3",
                           "image_augmentation_keras3/k2", "auto_contrast_keras3/k2",
                           "numeric_preprocessing_keras3/k2", "lookup_and_hashing_keras3/k2",
                           "normalization_tf_keras_axes_tf_keras/k3", "seq_rnn_options_keras3/k2",

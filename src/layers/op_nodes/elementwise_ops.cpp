@@ -52,6 +52,41 @@ float reciprocal(float x) { return 1.f / x; }
 float rsqrt(float x) { return 1.f / std::sqrt(x); }
 float erf_(float x) { return std::erf(x); }
 float logical_not(float x) { return x == 0.f ? 1.f : 0.f; }
+float tan_(float x) { return std::tan(x); }
+float tan_d(float, float y) { return 1.f + y * y; }
+float asin_(float x) { return std::asin(x); }
+float asin_d(float x, float) { return 1.f / std::sqrt(1.f - x * x); }
+float acos_(float x) { return std::acos(x); }
+float acos_d(float x, float) { return -1.f / std::sqrt(1.f - x * x); }
+float atan_(float x) { return std::atan(x); }
+float atan_d(float x, float) { return 1.f / (1.f + x * x); }
+float sinh_(float x) { return std::sinh(x); }
+float sinh_d(float x, float) { return std::cosh(x); }
+float cosh_(float x) { return std::cosh(x); }
+float cosh_d(float x, float) { return std::sinh(x); }
+float asinh_(float x) { return std::asinh(x); }
+float asinh_d(float x, float) { return 1.f / std::sqrt(x * x + 1.f); }
+float acosh_(float x) { return std::acosh(x); }
+float acosh_d(float x, float) { return 1.f / std::sqrt(x * x - 1.f); }
+float atanh_(float x) { return std::atanh(x); }
+float atanh_d(float x, float) { return 1.f / (1.f - x * x); }
+float log2_(float x) { return std::log2(x); }
+float log2_d(float x, float) { return 1.4426950408889634f / x; }
+float log10_(float x) { return std::log10(x); }
+float log10_d(float x, float) { return 0.4342944819032518f / x; }
+float exp2_(float x) { return std::exp2(x); }
+float exp2_d(float, float y) { return 0.6931471805599453f * y; }
+float cbrt_(float x) { return std::cbrt(x); }
+float cbrt_d(float, float y) { return 1.f / (3.f * y * y); }
+float trunc_(float x) { return std::trunc(x); }
+float deg2rad(float x) { return x * 0.017453292519943295f; }
+float deg2rad_d(float, float) { return 0.017453292519943295f; }
+float rad2deg(float x) { return x * 57.29577951308232f; }
+float rad2deg_d(float, float) { return 57.29577951308232f; }
+float is_nan(float x) { return std::isnan(x) ? 1.f : 0.f; }
+float is_inf(float x) { return std::isinf(x) ? 1.f : 0.f; }
+float is_finite(float x) { return std::isfinite(x) ? 1.f : 0.f; }
+float signbit_(float x) { return std::signbit(x) ? 1.f : 0.f; }
 
 float power(float a, float b) { return std::pow(a, b); }
 float power_da(float a, float b, float) { return b == 0.f ? 0.f : b * std::pow(a, b - 1.f); }
@@ -72,6 +107,19 @@ float greater_equal(float a, float b) { return a >= b ? 1.f : 0.f; }
 float less(float a, float b) { return a < b ? 1.f : 0.f; }
 float less_equal(float a, float b) { return a <= b ? 1.f : 0.f; }
 float logical_xor(float a, float b) { return (a != 0.f) != (b != 0.f) ? 1.f : 0.f; }
+float atan2_(float a, float b) { return std::atan2(a, b); }  // a: y, b: x
+float atan2_da(float a, float b, float) { return b / (a * a + b * b); }
+float atan2_db(float a, float b, float) { return -a / (a * a + b * b); }
+float hypot_(float a, float b) { return std::hypot(a, b); }
+float hypot_da(float a, float, float y) { return y == 0.f ? 0.f : a / y; }
+float hypot_db(float, float b, float y) { return y == 0.f ? 0.f : b / y; }
+float logaddexp(float a, float b) {
+  const float m = std::max(a, b);
+  return std::isinf(m) ? m : m + std::log1p(std::exp(-std::fabs(a - b)));
+}
+float logaddexp_da(float a, float, float y) { return std::exp(a - y); }
+float logaddexp_db(float, float b, float y) { return std::exp(b - y); }
+float heaviside(float a, float b) { return a < 0.f ? 0.f : a > 0.f ? 1.f : b; }
 
 Tensor elu(const Args<Tensor>& a) { return ops::unary(UnaryOp::elu, a.value("x"), a.get("alpha", 1.f)); }
 Tensor leaky_relu(const Args<Tensor>& a) {
@@ -156,6 +204,8 @@ Tensor convert_to_tensor(const Args<Tensor>& a) {
 }
 
 #define UNARY(keras, tf, op) OpDef{keras, tf, {"x"}, {}, same_shape, unary<UnaryOp::op>}
+Shape broadcast_shape2(const Args<Shape>& a) { return ops::broadcast_shape(a.value("x1"), a.value("x2")); }
+
 #define MAPPED(keras, tf, f, df) OpDef{keras, tf, {"x"}, {}, same_shape, mapped<f, df>}
 #define BINARY(keras, tf, op) OpDef{keras, tf, {"x", "y"}, {}, broadcast_shape, binary<BinaryOp::op>}
 #define COMPARED(keras, tf, f) OpDef{keras, tf, {"x", "y"}, {}, broadcast_shape, compared<f>}
@@ -204,6 +254,26 @@ std::vector<OpDef> elementwise_ops() {
       MAPPED("ops.math.Erf", "math.erf", erf_, erf_d),
       MAPPED("ops.nn.LogSigmoid", "math.log_sigmoid", log_sigmoid, log_sigmoid_d),
       MAPPED("ops.numpy.LogicalNot", "math.logical_not", logical_not, nullptr),
+      MAPPED("ops.numpy.Tan", "math.tan", tan_, tan_d),
+      MAPPED("ops.numpy.Arcsin", "math.asin", asin_, asin_d),
+      MAPPED("ops.numpy.Arccos", "math.acos", acos_, acos_d),
+      MAPPED("ops.numpy.Arctan", "math.atan", atan_, atan_d),
+      MAPPED("ops.numpy.Sinh", "math.sinh", sinh_, sinh_d),
+      MAPPED("ops.numpy.Cosh", "math.cosh", cosh_, cosh_d),
+      MAPPED("ops.numpy.Arcsinh", "math.asinh", asinh_, asinh_d),
+      MAPPED("ops.numpy.Arccosh", "math.acosh", acosh_, acosh_d),
+      MAPPED("ops.numpy.Arctanh", "math.atanh", atanh_, atanh_d),
+      MAPPED("ops.numpy.Log2", nullptr, log2_, log2_d),
+      MAPPED("ops.numpy.Log10", nullptr, log10_, log10_d),
+      MAPPED("ops.numpy.Exp2", nullptr, exp2_, exp2_d),
+      MAPPED("ops.numpy.Cbrt", nullptr, cbrt_, cbrt_d),
+      MAPPED("ops.numpy.Trunc", nullptr, trunc_, nullptr),
+      MAPPED("ops.numpy.Deg2rad", nullptr, deg2rad, deg2rad_d),
+      MAPPED("ops.numpy.Rad2deg", nullptr, rad2deg, rad2deg_d),
+      MAPPED("ops.numpy.Isnan", "math.is_nan", is_nan, nullptr),
+      MAPPED("ops.numpy.Isinf", "math.is_inf", is_inf, nullptr),
+      MAPPED("ops.numpy.Isfinite", "math.is_finite", is_finite, nullptr),
+      MAPPED("ops.numpy.Signbit", nullptr, signbit_, nullptr),
       OpDef{"ops.core.StopGradient", "stop_gradient", {"x"}, {{"input", "x"}}, same_shape, stop_gradient},
       BINARY("ops.numpy.Add", "math.add|__operators__.add|add", add),
       BINARY("ops.numpy.Subtract", "math.subtract|subtract", subtract),
@@ -227,6 +297,22 @@ std::vector<OpDef> elementwise_ops() {
       COMPARED("ops.numpy.Less", "math.less|less", less),
       COMPARED("ops.numpy.LessEqual", "math.less_equal|less_equal", less_equal),
       COMPARED("ops.numpy.LogicalXor", "math.logical_xor", logical_xor),
+      OpDef{"ops.numpy.Arctan2", "math.atan2", {"x1", "x2"}, {{"y", "x1"}, {"x", "x2"}}, broadcast_shape2,
+            [](const Args<Tensor>& a) {
+              return ops::map_binary("arctan2", a.value("x1"), a.value("x2"), atan2_, atan2_da, atan2_db);
+            }},
+      OpDef{"ops.numpy.Hypot", nullptr, {"x1", "x2"}, {}, broadcast_shape2,
+            [](const Args<Tensor>& a) {
+              return ops::map_binary("hypot", a.value("x1"), a.value("x2"), hypot_, hypot_da, hypot_db);
+            }},
+      OpDef{"ops.numpy.Logaddexp", nullptr, {"x1", "x2"}, {}, broadcast_shape2,
+            [](const Args<Tensor>& a) {
+              return ops::map_binary("logaddexp", a.value("x1"), a.value("x2"), logaddexp, logaddexp_da, logaddexp_db);
+            }},
+      OpDef{"ops.numpy.Heaviside", nullptr, {"x1", "x2"}, {}, broadcast_shape2,
+            [](const Args<Tensor>& a) {
+              return ops::map_binary("heaviside", a.value("x1"), a.value("x2"), heaviside, nullptr, nullptr);
+            }},
       OpDef{"ops.numpy.NotEqual", "math.not_equal|not_equal|__operators__.ne", {"x", "y"}, {}, broadcast_shape, not_equal},
       OpDef{"ops.numpy.LogicalOr", "math.logical_or", {"x", "y"}, {}, broadcast_shape, logical_or},
       OpDef{"ops.numpy.LogicalAnd", "math.logical_and", {"x", "y"}, {}, broadcast_shape, logical_and},

@@ -40,6 +40,12 @@ Tensor distinct(std::mt19937& g, const Shape& shape, bool positive = false) {
   return t;
 }
 
+Tensor affine(const Tensor& t, float a, float b) {  // a t + b
+  Tensor r = t.copy();
+  for (int64_t i = 0; i < r.size(); ++i) r.data<float>()[i] = a * t.data<float>()[i] + b;
+  return r;
+}
+
 // The node's gradients for all of its inputs, by central differences (relative error over a floor
 // of 1e-3: a wrong sign scores 2). Also checks that the inferred shape is the computed one.
 void expect_gradients(const LayerPtr& op, const std::vector<Tensor>& inputs, double tol = 2e-2) {
@@ -85,6 +91,16 @@ TEST(OpNodes, KerasOpsGradients) {
     expect_gradients(keras_op(cls, Json::object(), x0), {x});
   for (const char* cls : {"numpy.Log1p", "numpy.Reciprocal", "math.Rsqrt", "numpy.Sqrt", "numpy.Log"})
     expect_gradients(keras_op(cls, Json::object(), x0), {p});
+  for (const char* cls : {"numpy.Tan", "numpy.Arcsin", "numpy.Arccos", "numpy.Arctan", "numpy.Sinh", "numpy.Cosh",
+                          "numpy.Arcsinh", "numpy.Arctanh", "numpy.Exp2", "numpy.Cbrt", "numpy.Deg2rad",
+                          "numpy.Rad2deg"})  // 0.8 x: in (-1, 1), the domain of arcsin, arccos, arctanh
+    expect_gradients(keras_op(cls, Json::object(), x0), {affine(x, 0.8f, 0.f)});
+  for (const char* cls : {"numpy.Log2", "numpy.Log10"}) expect_gradients(keras_op(cls, Json::object(), x0), {p});
+  expect_gradients(keras_op("numpy.Arccosh", Json::object(), x0),
+                   {affine(p, 1.f, 1.f)});  // above 1
+  for (const char* cls : {"numpy.Arctan2", "numpy.Hypot", "numpy.Logaddexp"})
+    expect_gradients(keras_op(cls, Json::object(), xy), {x, y});
+  expect_gradients(tf_op("math.atan2", {in(0)}, {{"x", in(1)}}), {x, y});
   expect_gradients(keras_op("nn.Elu", {{"alpha", 0.5}}, x0), {x});
   expect_gradients(make_layer("keras.src.activations.activations.ReLU",
                               {{"name", "relu"}, {"negative_slope", 0.1}, {"max_value", 0.8}, {"threshold", 0.05},
