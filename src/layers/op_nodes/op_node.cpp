@@ -66,7 +66,7 @@ struct Registry {
 const Registry& registry() {
   static const Registry r = [] {
     Registry r;
-    for (auto family : {elementwise_ops, reduction_ops, array_ops})
+    for (auto family : {elementwise_ops, reduction_ops, array_ops, arrangement_ops})
       for (OpDef& d : family()) r.defs.push_back(std::move(d));
     for (const OpDef& d : r.defs) {
       if (d.keras) r.keras[std::string("keras.src.") + d.keras] = &d;

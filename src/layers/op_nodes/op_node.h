@@ -103,10 +103,11 @@ struct OpDef {
   Tensor (*call)(const Args<Tensor>&);
 };
 
-// The ops of each family (elementwise_ops.cpp, reduction_ops.cpp, array_ops.cpp).
+// The ops of each family (elementwise_ops.cpp, reduction_ops.cpp, array_ops.cpp, arrangement_ops.cpp).
 std::vector<OpDef> elementwise_ops();
 std::vector<OpDef> reduction_ops();
 std::vector<OpDef> array_ops();
+std::vector<OpDef> arrangement_ops();
 
 // Shape functions many ops share: the first tensor's shape; numpy broadcasting of x and y.
 Shape same_shape(const Args<Shape>& a);

@@ -101,6 +101,14 @@ TEST(OpNodes, KerasOpsGradients) {
   for (const char* cls : {"numpy.Arctan2", "numpy.Hypot", "numpy.Logaddexp"})
     expect_gradients(keras_op(cls, Json::object(), xy), {x, y});
   expect_gradients(tf_op("math.atan2", {in(0)}, {{"x", in(1)}}), {x, y});
+  expect_gradients(keras_op("numpy.Moveaxis", {{"source", {0, 2}}, {"destination", {1, 0}}}, x0), {x});
+  expect_gradients(keras_op("numpy.Swapaxes", {{"axis1", 0}, {"axis2", -1}}, x0), {x});
+  expect_gradients(keras_op("numpy.Flip", {{"axis", {1, 2}}}, x0), {x});
+  expect_gradients(keras_op("numpy.Roll", {{"shift", {-1, 5}}, {"axis", {0, 2}}}, x0), {x});
+  expect_gradients(keras_op("numpy.Roll", {{"shift", 7}}, x0), {x});
+  expect_gradients(keras_op("numpy.Tril", {{"k", -1}}, x0), {x});
+  expect_gradients(keras_op("numpy.Triu", Json::object(), x0), {x});
+  expect_gradients(tf_op("roll", {in(0)}, {{"shift", 2}, {"axis", 1}}), {x});
   expect_gradients(keras_op("nn.Elu", {{"alpha", 0.5}}, x0), {x});
   expect_gradients(make_layer("keras.src.activations.activations.ReLU",
                               {{"name", "relu"}, {"negative_slope", 0.1}, {"max_value", 0.8}, {"threshold", 0.05},
@@ -160,6 +168,14 @@ TEST(OpNodes, DialectDefaultsAndCorners) {
 
 TEST(OpNodes, ErrorsNameTheOpAndTheArgument) {
   const Json x0 = Json::array({in(0)});
+  const Tensor t = Tensor::zeros({2, 3, 4});
+  EXPECT_NE(error_of([&] {
+              keras_op("numpy.Moveaxis", {{"source", {0, 0}}, {"destination", {1, 2}}}, x0)->call({t}, CallContext{});
+            }).find("argument 'source' is not a list of distinct axes"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { keras_op("numpy.Flip", {{"axis", 3}}, x0)->call({t}, CallContext{}); })
+                .find("argument 'axis' is not an axis of the input's 3 dims"),
+            std::string::npos);
   EXPECT_NE(error_of([&] { keras_op("numpy.Fft", Json::object(), x0); }).find("keras.src.ops.numpy.Fft, which kerascpp does not support"),
             std::string::npos);
   EXPECT_NE(error_of([&] { tf_op("signal.fft", {in(0)}, Json::object()); }).find("tf.signal.fft, which kerascpp does not support"),
