@@ -485,7 +485,7 @@ bool reads_integer_ids(const Layer& graph) {
 Tensor float32_input(const Tensor& t, bool check_ids, const std::string& model) {
   if (t.dtype() == DType::float32) return t;
   if (check_ids && (t.dtype() == DType::int64 || t.dtype() == DType::int32)) {
-    constexpr int64_t exact = int64_t{1} << 24;
+    constexpr int64_t exact = int64_t{1} << 24;  // float32's exact integers (layers::kExactFloatIntegers)
     for (int64_t i = 0; i < t.size(); ++i) {
       const int64_t v = t.dtype() == DType::int64 ? t.data<int64_t>()[i] : t.data<int32_t>()[i];
       KCPP_CHECK(v >= -exact && v <= exact, ValueError, "Model '", model, "' received the integer ", v,

@@ -28,6 +28,7 @@ Json serialize(const std::string& module, const std::string& class_name, const J
 
 void Model::compile(const CompileOptions& o) {
   auto c = std::make_shared<training::Compiled>();
+  c->integer_ids = integer_ids_;
   const size_t outputs = output_shapes().size();
   c->optimizer = o.optimizer_object ? o.optimizer_object : optimizers::get(o.optimizer);
   // Losses: objects, else identifiers; one for all outputs, a list (one per output) or a dict by output name.

@@ -29,6 +29,7 @@ struct Compiled {
   metrics::Mean loss_tracker{"loss"};
   std::vector<metrics::Mean> output_loss_trackers;  // per output, multi-output models only
   Json config;  // Keras 3 compile_config, as saved
+  bool integer_ids = false;  // the model reads integer ids (models::reads_integer_ids), found at compile
 };
 
 // Compiled::trainable, taken now when it was not yet since compile.

@@ -17,10 +17,9 @@ namespace {
 float scalar_value(const Tensor& t) { return t.data<float>()[0]; }
 
 // Inputs as the model computes in float32 (integer ids beyond 2^24 refused, as predict does).
-std::vector<Tensor> as_float(const Model& model, const std::vector<Tensor>& xs) {
+std::vector<Tensor> as_float(const Model& model, const Compiled& c, const std::vector<Tensor>& xs) {
   std::vector<Tensor> out;
-  const bool ids = models::reads_integer_ids(model.graph());
-  for (const Tensor& t : xs) out.push_back(models::float32_input(t, ids, model.name()));
+  for (const Tensor& t : xs) out.push_back(models::float32_input(t, c.integer_ids, model.name()));
   return out;
 }
 
@@ -70,7 +69,7 @@ bool train_step(Model& model, Compiled& c, const Batch& b, uint64_t seed, RnnSta
     tape.watch(trainable);
     CallContext ctx;
     ctx.training = true, ctx.updates = &updates, ctx.losses = &extra, ctx.seed = seed, ctx.rnn_states = states;
-    outs = model.graph().call(as_float(model, b.x), ctx);
+    outs = model.graph().call(as_float(model, c, b.x), ctx);
     Tensor loss = total_loss(c, b, outs, extra, &parts);
     tape.stop_recording();
     loss_value = scalar_value(loss);
@@ -91,7 +90,7 @@ void test_step(const Model& model, Compiled& c, const Batch& b, RnnStates* state
   CallContext ctx;
   ctx.losses = &extra;
   ctx.rnn_states = states;
-  std::vector<Tensor> outs = model.graph().call(as_float(model, b.x), ctx);
+  std::vector<Tensor> outs = model.graph().call(as_float(model, c, b.x), ctx);
   Tensor loss = total_loss(c, b, outs, extra, &parts);
   track(c, b, outs, scalar_value(loss), parts);
 }
