@@ -4,6 +4,8 @@
 Python bytecode (base64 of `marshal`); a function saved by name is looked up in custom_objects, then in
 the module the file names. The function then runs under the GIL on numpy arrays."""
 import base64
+import builtins
+import dis
 import marshal
 import sys
 import types
@@ -40,8 +42,24 @@ def _from_bytecode(layer, code, defaults, closure, globs):
                    if code.co_name == "error_handler" else "")
                 + f". Pass the layer's function in custom_objects under '{layer}', or {c!r} itself.")
         cells.append(c)
+    missing = sorted(n for n in _global_names(code) if n not in globs and not hasattr(builtins, n))
+    if missing:
+        hint = " (tf_keras's loader has TensorFlow there; kerascpp never imports it)" if "tf" in missing else ""
+        raise ValueError(
+            f"Lambda layer '{layer}': its stored function {code.co_qualname} uses the global name(s) "
+            f"{', '.join(repr(n) for n in missing)}, found neither in custom_objects nor in the module it was "
+            f"saved from{hint}. Pass them in custom_objects, e.g. custom_objects={{{missing[0]!r}: ...}}.")
     return types.FunctionType(code, globs, code.co_name, tuple(defaults) if defaults else None,
                               tuple(_cell(c) for c in cells) if closure else None)
+
+
+def _global_names(code):
+    """The global names a code object (and the functions and comprehensions inside it) reads."""
+    names = {i.argval for i in dis.get_instructions(code) if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _global_names(c)
+    return names
 
 
 def stored_function(config, custom_objects):

@@ -224,7 +224,10 @@ CustomObjects make_custom_objects(nb::handle custom_objects, bool safe_mode) {
           return make_lambda(fn->get(), config);
         };
     } else {
-      KCPP_THROW(TypeError, "custom_objects['", key, "'] must be a layer class or a function. Received: ",
+      // Any other object (a module such as TensorFlow) is only a global name of the functions that
+      // load_model(safe_mode=False) loads from the file, as in Keras.
+      KCPP_CHECK(!safe_mode, TypeError, "custom_objects['", key, "'] must be a layer class or a function (other "
+                 "objects serve only the functions a file stores, with safe_mode=False). Received: ",
                  nb::cast<std::string>(nb::repr(v)));
     }
   }

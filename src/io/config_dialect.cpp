@@ -224,18 +224,20 @@ bool is_layer_class(const std::string& cls) {
   return models::is_model_class(cls) || std::find(known.begin(), known.end(), cls) != known.end();
 }
 
-bool is_numpy_binary_op(const std::string& cls) {
+// The keras.ops classes named as a merge layer (ops.add(x, y) is Add, ops.average(x) is Average).
+bool is_merge_named_op(const std::string& cls) {
   return cls == "Add" || cls == "Subtract" || cls == "Multiply" || cls == "Divide" || cls == "TrueDivide" ||
-         cls == "Maximum" || cls == "Minimum";
+         cls == "Maximum" || cls == "Minimum" || cls == "Average" || cls == "Dot";
 }
 
-// How many positional arguments the entry's first call has in Keras 3's node form ({"args": [...]});
-// 0 for other forms.
-size_t first_call_positional_args(const Json& entry) {
+// Whether the entry's first call (Keras 3's node form, {"args": [...]}) has a first positional
+// argument that is not a list: a merge layer takes one list of tensors, the op of its name a tensor
+// or a number (x + 3.0 is Add with args [x, 3.0]; ops.average(x, axis=1) is Average with args [x]).
+bool first_call_takes_no_list(const Json& entry) {
   const Json* nodes = entry.contains("inbound_nodes") ? &entry["inbound_nodes"] : nullptr;
-  if (!nodes || !nodes->is_array() || nodes->empty() || !(*nodes)[0].is_object()) return 0;
+  if (!nodes || !nodes->is_array() || nodes->empty() || !(*nodes)[0].is_object()) return false;
   const Json& node = (*nodes)[0];
-  return node.contains("args") && node["args"].is_array() ? node["args"].size() : 0;
+  return node.contains("args") && node["args"].is_array() && !node["args"].empty() && !node["args"][0].is_array();
 }
 
 Json canonical_entry(Json entry, int major) {
@@ -253,8 +255,7 @@ Json canonical_entry(Json entry, int major) {
   const bool is_op = module.rfind("keras.src.ops.", 0) == 0 || module == "keras.src.activations.activations";
   if (is_op) cls = module + "." + cls;
   // Keras 3's legacy .h5 drops the module. There an op node shows by its config (no `trainable`) or
-  // by its call: two positional arguments (x + 3.0 is Add with args [x, 3.0]) where the merge layer of
-  // that name takes one list.
+  // by its call: a tensor or number first where the merge layer of that name takes one list.
   // An op's config holds its name and constructor arguments only, never a layer's `trainable`. Where
   // a layer has the op's name (Reshape, Softmax, Concatenate, ReLU) a config without `trainable` may
   // still be the layer's (written by hand): only the call tells, and only for the binary ops.
@@ -262,8 +263,8 @@ Json canonical_entry(Json entry, int major) {
   if (!is_op && !entry.contains("module") && entry["config"].is_object() && !entry["config"].contains("trainable") &&
       !is_layer_class(cls))
     op_class = layers::keras_op_class(cls);
-  if (op_class.empty() && !is_op && !entry.contains("module") && is_numpy_binary_op(cls) &&
-      first_call_positional_args(entry) >= 2)
+  if (op_class.empty() && !is_op && !entry.contains("module") && is_merge_named_op(cls) &&
+      first_call_takes_no_list(entry))
     op_class = "keras.src.ops.numpy." + cls;
   const bool unmarked_op = !op_class.empty();
   if (unmarked_op) cls = op_class;

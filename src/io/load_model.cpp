@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "io/config_dialect.h"
+#include "io/python_json.h"
 #include "io/optimizer_state.h"
 #include "io/hdf5/hdf5_file.h"
 #include "io/weights_io.h"
@@ -50,7 +51,7 @@ Form sniff_file(const std::string& path) {
 
 Json parse_json(const std::string& text, const std::string& where) {
   try {
-    return Json::parse(text);
+    return io::parse_python_json(text);
   } catch (const Json::exception& e) {
     KCPP_THROW(ValueError, "Invalid JSON in ", where, ": ", e.what());
   }

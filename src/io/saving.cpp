@@ -6,6 +6,7 @@
 #include "io/atomic_file.h"
 #include "io/config_writer.h"
 #include "io/optimizer_state.h"
+#include "io/python_json.h"
 #include "io/hdf5/hdf5_writer.h"
 #include "io/weights_io.h"
 #include "io/zip/zip_writer.h"
@@ -64,9 +65,9 @@ std::vector<char> legacy_h5(const Model& m, const std::string& name, KerasDialec
   root.write_attr_string("keras_version", keras_version(d));
   root.write_attr_string("backend", "tensorflow");
   Json config = d == KerasDialect::keras3 ? io::keras3_model_config(m) : io::keras2_model_config(m);
-  root.write_attr_string("model_config", config.dump(), io::H5StringType::vlen_ascii);
+  root.write_attr_string("model_config", io::dump_python_json(config), io::H5StringType::vlen_ascii);
   Json training = io::legacy_training_config(m, d);
-  if (!training.empty()) root.write_attr_string("training_config", training.dump(), io::H5StringType::vlen_ascii);
+  if (!training.empty()) root.write_attr_string("training_config", io::dump_python_json(training), io::H5StringType::vlen_ascii);
   write_legacy_weights(m, root.create_group("model_weights"), d);
   io::write_optimizer_legacy(m, root, d);
   return w.finish();
@@ -86,7 +87,7 @@ std::vector<char> keras_archive(const Model& m, const std::string& name, KerasDi
   Json metadata = {{"keras_version", keras_version(d)}, {"date_saved", date}};
   io::ZipWriter zip;
   zip.add("metadata.json", metadata.dump());
-  zip.add("config.json", config.dump());
+  zip.add("config.json", io::dump_python_json(config));
   std::vector<char> weights = keras3_weights(m, name + "/model.weights.h5");
   zip.add("model.weights.h5", weights.data(), weights.size());
   return zip.finish();
@@ -149,11 +150,11 @@ void Model::save_weights(const std::string& path, const SaveOptions& o) const {
 }
 
 std::string Model::to_json(KerasDialect d) const {
-  if (d == KerasDialect::keras3) return io::keras3_model_config(*this).dump();
+  if (d == KerasDialect::keras3) return io::dump_python_json(io::keras3_model_config(*this));
   Json c = io::keras2_model_config(*this);
   c["keras_version"] = keras_version(d);
   c["backend"] = "tensorflow";
-  return c.dump();
+  return io::dump_python_json(c);
 }
 
 }  // namespace kerascpp

@@ -71,6 +71,24 @@ def test_closures_keep_their_strings(tmp_path):
     np.testing.assert_array_equal(m.predict(np.ones((1, 3), "float32")), [[2, 2, 2]])
 
 
+def test_globals_a_stored_function_reads(tmp_path):
+    # tf_keras runs a stored lambda with TensorFlow as `tf` in its globals; kerascpp never imports
+    # TensorFlow, so it names what is missing at load, and runs the function once it is given.
+    import tensorflow as tf
+    import tf_keras
+    ns = {"tf": tf}  # `tf` a global of the function, as in a script (not a closure of this test)
+    exec("f = lambda v: tf.reduce_mean(v, axis=1) * 2.0", ns)
+    inp = tf_keras.Input((3, 2))
+    out = tf_keras.layers.Lambda(ns["f"], name="lam")(inp)
+    path = tmp_path / "tf_lambda.h5"
+    tf_keras.Model(inp, out).save(path)
+    x = np.random.default_rng(0).standard_normal((2, 3, 2)).astype("float32")
+    with pytest.raises(ValueError, match="Lambda layer 'lam'.*'tf'.*custom_objects"):
+        keras.models.load_model(path, safe_mode=False)
+    m = keras.models.load_model(path, safe_mode=False, custom_objects={"tf": tf})
+    np.testing.assert_allclose(m.predict(x), x.mean(axis=1) * 2.0, rtol=1e-6)
+
+
 BUILD_FACENET = r'''
 import importlib.util, os, sys, time
 import numpy as np

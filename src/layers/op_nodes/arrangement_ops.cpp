@@ -10,13 +10,6 @@
 namespace kerascpp::layers::op_nodes {
 namespace {
 
-template <class T>
-int rank_of(const T& x);
-template <>
-int rank_of(const Shape& x) { return static_cast<int>(x.size()); }
-template <>
-int rank_of(const Tensor& x) { return x.rank(); }
-
 // An axis of a tensor of rank r, negative counting from the end; ValueError naming the op outside.
 template <class T>
 int axis_in(const Args<T>& a, const char* name, int axis, int r) {
@@ -57,7 +50,7 @@ template <std::vector<int> (*P)(const Args<Shape>&, int)>
 Shape permuted_shape(const Args<Shape>& a) {
   const Shape x = a.value("x");
   Shape out;
-  for (int d : P(a, rank_of(x))) out.push_back(x[d]);
+  for (int d : P(a, static_cast<int>(x.size()))) out.push_back(x[d]);
   return out;
 }
 template <std::vector<int> (*P)(const Args<Tensor>&, int)>

@@ -168,17 +168,34 @@ Shape clip_shape(const Args<Shape>& a) {
   return ops::broadcast_shape(ops::broadcast_shape(a.value("x"), a.value("x_min")), a.value("x_max"));
 }
 
-// cast: kerascpp computes in float32. A cast to float16 / bfloat16 rounds the values as Keras's
-// tensor holds them; to an integer type truncates toward zero (saturating int8 / uint8 as TensorFlow
-// does); to bool gives 1 / 0.
 float through_half(float x) { return half_to_float(float_to_half(x)); }
 float through_bfloat16(float x) { return bfloat16_to_float(float_to_bfloat16(x)); }
 float identity_d(float, float) { return 1.f; }
-Tensor cast(const Args<Tensor>& a) {
-  const Json& d = a.json("dtype");
+Tensor cast(const Args<Tensor>& a) { return cast_to(a, a.value("x"), "dtype"); }
+Tensor convert_to_tensor(const Args<Tensor>& a) {
+  for (const char* key : {"dtype", "sparse", "ragged"})
+    if (!a.json(key).is_null() && a.json(key) != false) a.fail(key, "supported by kerascpp (only a tensor as it is)");
+  return a.value("x");
+}
+
+#define UNARY(keras, tf, op) OpDef{keras, tf, {"x"}, {}, same_shape, unary<UnaryOp::op>}
+Shape broadcast_shape2(const Args<Shape>& a) { return ops::broadcast_shape(a.value("x1"), a.value("x2")); }
+
+#define MAPPED(keras, tf, f, df) OpDef{keras, tf, {"x"}, {}, same_shape, mapped<f, df>}
+#define BINARY(keras, tf, op) OpDef{keras, tf, {"x", "y"}, {}, broadcast_shape, binary<BinaryOp::op>}
+#define COMPARED(keras, tf, f) OpDef{keras, tf, {"x", "y"}, {}, broadcast_shape, compared<f>}
+// tf.nn's activations call their tensor `features`.
+const std::vector<std::pair<std::string, std::string>> kFeatures = {{"features", "x"}};
+
+}  // namespace
+
+// A cast as the op's argument `param` names the dtype: kerascpp computes in float32. A cast to float16 /
+// bfloat16 rounds the values as Keras's tensor holds them; to an integer type truncates toward zero
+// (saturating int8 / uint8 as TensorFlow does); to bool gives 1 / 0.
+Tensor cast_to(const Args<Tensor>& a, const Tensor& x, const char* param) {
+  const Json& d = a.json(param);
   DType t;
-  if (!d.is_string() || !dtype_from_name(d.get<std::string>(), &t)) a.fail("dtype", "a dtype kerascpp knows");
-  const Tensor x = a.value("x");
+  if (!d.is_string() || !dtype_from_name(d.get<std::string>(), &t)) a.fail(param, "a dtype kerascpp knows");
   switch (t) {
     case DType::float32:
     case DType::float64:
@@ -197,22 +214,6 @@ Tensor cast(const Args<Tensor>& a) {
       return ops::map_unary("cast", x, [](float v) { return std::trunc(v); }, nullptr);
   }
 }
-Tensor convert_to_tensor(const Args<Tensor>& a) {
-  for (const char* key : {"dtype", "sparse", "ragged"})
-    if (!a.json(key).is_null() && a.json(key) != false) a.fail(key, "supported by kerascpp (only a tensor as it is)");
-  return a.value("x");
-}
-
-#define UNARY(keras, tf, op) OpDef{keras, tf, {"x"}, {}, same_shape, unary<UnaryOp::op>}
-Shape broadcast_shape2(const Args<Shape>& a) { return ops::broadcast_shape(a.value("x1"), a.value("x2")); }
-
-#define MAPPED(keras, tf, f, df) OpDef{keras, tf, {"x"}, {}, same_shape, mapped<f, df>}
-#define BINARY(keras, tf, op) OpDef{keras, tf, {"x", "y"}, {}, broadcast_shape, binary<BinaryOp::op>}
-#define COMPARED(keras, tf, f) OpDef{keras, tf, {"x", "y"}, {}, broadcast_shape, compared<f>}
-// tf.nn's activations call their tensor `features`.
-const std::vector<std::pair<std::string, std::string>> kFeatures = {{"features", "x"}};
-
-}  // namespace
 
 std::vector<OpDef> elementwise_ops() {
   return {

@@ -1,7 +1,10 @@
 #include "layers/op_nodes/op_node.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
+#include <stdexcept>
+#include <string_view>
 
 #include "layers/layer_list.h"
 
@@ -66,13 +69,18 @@ struct Registry {
 const Registry& registry() {
   static const Registry r = [] {
     Registry r;
-    for (auto family : {elementwise_ops, reduction_ops, array_ops, arrangement_ops})
+    for (auto family : {elementwise_ops, reduction_ops, array_ops, arrangement_ops, sorting_ops, signal_ops, cumulative_ops,
+                        linalg_ops, split_join_ops, nn_ops, conv_pool_ops, numeric_ops, image_ops, creation_ops})
       for (OpDef& d : family()) r.defs.push_back(std::move(d));
+    // A name defined twice is a defect of the families: every use of op nodes fails on it, loudly.
+    auto add = [](std::map<std::string, const OpDef*, std::less<>>& m, const std::string& name, const OpDef* d) {
+      if (!m.emplace(name, d).second) throw std::logic_error("kerascpp: the op node " + name + " is defined twice");
+    };
     for (const OpDef& d : r.defs) {
-      if (d.keras) r.keras[std::string("keras.src.") + d.keras] = &d;
+      if (d.keras) add(r.keras, std::string("keras.src.") + d.keras, &d);
       for (std::string names = d.tf ? d.tf : ""; !names.empty();) {
         const size_t bar = names.find('|');
-        r.tf[names.substr(0, bar)] = &d;
+        add(r.tf, names.substr(0, bar), &d);
         names = bar == std::string::npos ? "" : names.substr(bar + 1);
       }
     }
@@ -81,10 +89,48 @@ const Registry& registry() {
   return r;
 }
 
-std::string known(const std::map<std::string, const OpDef*, std::less<>>& m, size_t strip) {
-  std::string out;
-  for (const auto& [k, v] : m) out += (out.empty() ? "" : ", ") + k.substr(strip);
-  return out;
+// What to say after "kerascpp does not support <name>": the supported names close to it (one's last
+// dotted part containing the other's, case aside), and how many there are in all.
+std::string known(const std::map<std::string, const OpDef*, std::less<>>& m, size_t strip, const std::string& name) {
+  auto last = [](std::string_view s) {
+    std::string t(s.substr(s.rfind('.') == std::string_view::npos ? 0 : s.rfind('.') + 1));
+    for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return t;
+  };
+  const std::string want = last(name);
+  std::string close;
+  for (const auto& [k, v] : m) {
+    const std::string have = last(k);
+    if (want.size() >= 3 && have.size() >= 3 && (have.find(want) != std::string::npos || want.find(have) != std::string::npos))
+      close += (close.empty() ? "" : ", ") + k.substr(strip);
+  }
+  return std::to_string(m.size()) + " are supported (README.md lists them)" + (close.empty() ? "" : "; close names: " + close);
+}
+
+// Why kerascpp refuses a keras.ops class that Keras 3 can record, or "" for the others.
+std::string why_refused(std::string_view cls) {
+  static const std::map<std::string, const char*, std::less<>> kWhy = [] {
+    std::map<std::string, const char*, std::less<>> m;
+    const char* callable = "it takes a Python function, which a model file cannot hold as data";
+    for (const char* c : {"core.Map", "core.Scan", "core.AssociativeScan", "core.Switch", "core.WhileLoop", "core.ForiLoop",
+                          "core.Cond", "core.VectorizedMap", "linalg.JVP"})
+      m[std::string("keras.src.ops.") + c] = callable;
+    const char* complex = "its values are complex numbers, and kerascpp has no complex tensors";
+    for (const char* c : {"linalg.Eig", "nn.Polar", "math.ViewAsComplex", "math.ViewAsReal"})
+      m[std::string("keras.src.ops.") + c] = complex;
+    const char* ragged = "the length of its output depends on the input's values, and kerascpp's graphs have static shapes";
+    for (const char* c : {"numpy.Unique", "numpy.Nonzero", "numpy.Bincount"}) m[std::string("keras.src.ops.") + c] = ragged;
+    const char* signs = "its outputs follow the sign and order conventions of TensorFlow's LAPACK / Eigen kernels, "
+                        "which kerascpp does not reproduce";
+    for (const char* c : {"linalg.Qr", "linalg.SVD", "linalg.Eigh", "linalg.LuFactor"}) m[std::string("keras.src.ops.") + c] = signs;
+    m["keras.src.ops.numpy.Argpartition"] =
+        "Keras's TensorFlow backend casts x to int32 and fails on a batch of rows, so it has no result to match";
+    m["keras.src.ops.numpy.View"] =
+        "it reinterprets the bits of its input as another dtype, which integers carried as float32 values cannot hold";
+    return m;
+  }();
+  auto it = kWhy.find(cls);
+  return it == kWhy.end() ? "" : it->second;
 }
 
 // The placeholders of a call template, counted.
@@ -135,12 +181,14 @@ class OpNode : public Layer {
   bool is_operation() const override { return true; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, inputs_);
-    return {def_.shape(Args<Shape>(bound_, in, who_, keras3_))};
+    const Args<Shape> a(bound_, in, who_, keras3_);
+    return def_.shapes ? def_.shapes(a) : std::vector<Shape>{def_.shape(a)};
   }
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override {
     std::vector<Tensor> f;  // integer and boolean inputs compute as float32, as kerascpp carries them
     for (const Tensor& t : in) f.push_back(t.dtype() == DType::float32 ? t : t.astype(DType::float32));
-    return {def_.call(Args<Tensor>(bound_, f, who_, keras3_))};
+    const Args<Tensor> a(bound_, f, who_, keras3_);
+    return def_.calls ? def_.calls(a) : std::vector<Tensor>{def_.call(a)};
   }
 
  private:
@@ -163,8 +211,10 @@ using op_nodes::call_of;
 LayerPtr make_op_node(const std::string& cls, const Json& config) {
   const std::string name = config.value("name", std::string("?"));
   auto it = registry().keras.find(cls);
+  const std::string why = op_nodes::why_refused(cls);
+  KCPP_CHECK(why.empty(), NotImplementedError, "Operation '", name, "' is a call of ", cls, ", which kerascpp refuses: ", why);
   KCPP_CHECK(it != registry().keras.end(), NotImplementedError, "Operation '", name, "' is a call of ", cls,
-             ", which kerascpp does not support. Supported operations: ", op_nodes::known(registry().keras, 10));
+             ", which kerascpp does not support. ", op_nodes::known(registry().keras, 10, cls));
   return std::make_shared<OpNode>(config, call_of(config), *it->second, cls, "Operation '" + name + "' (" + cls + ")", true);
 }
 
@@ -202,7 +252,7 @@ LayerPtr make_tf_op_lambda(const std::string& cls, const Json& config) {
   auto it = registry().tf.find(fn.get<std::string>());
   KCPP_CHECK(it != registry().tf.end(), NotImplementedError, "Layer '", name, "' (", cls,
              ") calls the TensorFlow function tf.", fn.get<std::string>(),
-             ", which kerascpp does not support. Supported functions: ", op_nodes::known(registry().tf, 0));
+             ", which kerascpp does not support. ", op_nodes::known(registry().tf, 0, fn.get<std::string>()));
   return std::make_shared<OpNode>(config, call_of(config), *it->second, cls,
                                   "Layer '" + name + "' (" + cls + " tf." + fn.get<std::string>() + ")", false);
 }

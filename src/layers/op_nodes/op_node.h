@@ -13,7 +13,9 @@
 //    reduce_shape, [](const Args<Tensor>& a) { return ops::reduce_mean(a.value("x"), a.axes("axis"), ...); }}
 #pragma once
 
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -58,6 +60,13 @@ class Args {
     const Json& j = json(name);
     if (j.is_null()) return fallback;
     check(!is_input(j) && (j.is_primitive() || j.is_array()), name, "a constant");
+    if constexpr (std::is_floating_point_v<V>) {  // Python's bare tokens, as io/python_json.h reads them
+      if (j.is_string()) {
+        const std::string s = j.get<std::string>();
+        if (s == "Infinity" || s == "-Infinity") return s[0] == '-' ? -std::numeric_limits<V>::infinity() : std::numeric_limits<V>::infinity();
+        if (s == "NaN") return std::numeric_limits<V>::quiet_NaN();
+      }
+    }
     try {
       return j.get<V>();
     } catch (const Json::exception&) {
@@ -101,17 +110,33 @@ struct OpDef {
   std::vector<std::pair<std::string, std::string>> tf_names;  // tf_keras's name -> the parameter's
   Shape (*shape)(const Args<Shape>&);
   Tensor (*call)(const Args<Tensor>&);
+  // An op with several outputs (split, top_k, moments) gives these instead, shape and call null.
+  std::vector<Shape> (*shapes)(const Args<Shape>&) = nullptr;
+  std::vector<Tensor> (*calls)(const Args<Tensor>&) = nullptr;
 };
 
-// The ops of each family (elementwise_ops.cpp, reduction_ops.cpp, array_ops.cpp, arrangement_ops.cpp).
+// The ops of each family, one file each (elementwise_ops.cpp, ...).
 std::vector<OpDef> elementwise_ops();
 std::vector<OpDef> reduction_ops();
 std::vector<OpDef> array_ops();
 std::vector<OpDef> arrangement_ops();
+std::vector<OpDef> sorting_ops();
+std::vector<OpDef> signal_ops();
+std::vector<OpDef> cumulative_ops();
+std::vector<OpDef> linalg_ops();
+std::vector<OpDef> split_join_ops();
+std::vector<OpDef> nn_ops();
+std::vector<OpDef> conv_pool_ops();
+std::vector<OpDef> numeric_ops();
+std::vector<OpDef> image_ops();
+std::vector<OpDef> creation_ops();
 
 // Shape functions many ops share: the first tensor's shape; numpy broadcasting of x and y.
 Shape same_shape(const Args<Shape>& a);
 Shape broadcast_shape(const Args<Shape>& a);
+// x cast to the dtype that the op's argument `param` names, its values as Keras's tensor would hold
+// them (elementwise_ops.cpp): float16 rounding, integer truncation, bool as 1 / 0.
+Tensor cast_to(const Args<Tensor>& a, const Tensor& x, const char* param);
 // ValueError naming the op unless the shape has a known rank >= n.
 void expect_rank(const Args<Shape>& a, const Shape& s, size_t n, const char* what);
 

@@ -10,52 +10,13 @@
 #include "../test_errors.h"
 #include "kerascpp/autodiff.h"
 #include "kerascpp/kerascpp.h"
+#include "op_node_testing.h"
 
 namespace kerascpp {
 namespace {
 using testing::error_of;
 
-Json in(int i) { return {{"kerascpp_input", i}}; }
-
-// A Keras 3 op node as io/config_dialect.cpp makes it: its config plus its call's template.
-LayerPtr keras_op(const std::string& cls, Json config, Json args, Json kwargs = Json::object()) {
-  config["name"] = "op";
-  config["call"] = {{"args", std::move(args)}, {"kwargs", std::move(kwargs)}};
-  return make_layer("keras.src.ops." + cls, config);
-}
-LayerPtr tf_op(const std::string& function, Json args, Json kwargs) {
-  Json config = {{"name", "tf." + function}, {"function", function}, {"trainable", true}, {"dtype", "float32"}};
-  config["call"] = {{"args", std::move(args)}, {"kwargs", std::move(kwargs)}};
-  return make_layer(function == "__operators__.getitem" ? "SlicingOpLambda" : "TFOpLambda", config);
-}
-
-// Values in +-[0.2, 1.2], all distinct (gaps of 0.01): a step of 1e-3 crosses no kink nor tie.
-Tensor distinct(std::mt19937& g, const Shape& shape, bool positive = false) {
-  Tensor t = Tensor::empty(shape);
-  std::vector<float> v(t.size());
-  for (size_t i = 0; i < v.size(); ++i) v[i] = 0.2f + 0.01f * static_cast<float>(i);
-  std::shuffle(v.begin(), v.end(), g);
-  std::bernoulli_distribution sign(0.5);
-  for (size_t i = 0; i < v.size(); ++i) t.data<float>()[i] = positive || !sign(g) ? v[i] : -v[i];
-  return t;
-}
-
-Tensor affine(const Tensor& t, float a, float b) {  // a t + b
-  Tensor r = t.copy();
-  for (int64_t i = 0; i < r.size(); ++i) r.data<float>()[i] = a * t.data<float>()[i] + b;
-  return r;
-}
-
-// The node's gradients for all of its inputs, by central differences (relative error over a floor
-// of 1e-3: a wrong sign scores 2). Also checks that the inferred shape is the computed one.
-void expect_gradients(const LayerPtr& op, const std::vector<Tensor>& inputs, double tol = 2e-2) {
-  std::vector<Shape> shapes;
-  for (const Tensor& t : inputs) shapes.push_back(t.shape());
-  const Tensor y = op->call(inputs, CallContext{})[0];
-  EXPECT_EQ(op->compute_output_shape(shapes)[0], y.shape()) << op->name();
-  GradientCheck c = check_gradients([&](const std::vector<Tensor>& x) { return op->call(x, CallContext{})[0]; }, inputs, 1e-3);
-  EXPECT_LE(c.max_error, tol) << op->class_name() << " " << op->get_config()["call"].dump() << ": " << c.worst;
-}
+using namespace op_node_testing;  // NOLINT: the helpers of every op node test
 
 TEST(OpNodes, KerasOpsGradients) {
   std::mt19937 g(3);
@@ -201,6 +162,58 @@ TEST(OpNodes, ErrorsNameTheOpAndTheArgument) {
   EXPECT_NE(error_of([&] { keras_op("core.Cast", {{"dtype", "complex64"}}, x0)->call({x}, CallContext{}); })
                 .find("dtype 'complex64', which kerascpp does not support"),
             std::string::npos);
+}
+
+// The ops that make tensors (creation_ops.cpp): values where the graph's results mix samples (so no
+// Keras fixture holds them) checked against numpy's, and their gradients.
+TEST(OpNodes, CreationOps) {
+  std::mt19937 g(6);
+  const Tensor lo = distinct(g, {2, 3}), hi = distinct(g, {2, 3}), p = distinct(g, {2, 3}, true);
+  const Json ab = Json::array({in(0), in(1)});
+  expect_gradients(keras_op("numpy.Linspace", {{"num", 5}, {"axis", 1}}, ab), {lo, hi});
+  expect_gradients(keras_op("numpy.Linspace", {{"num", 4}, {"endpoint", false}, {"axis", -1}}, ab), {lo, hi});
+  expect_gradients(keras_op("numpy.Logspace", {{"num", 3}, {"base", 2.0}, {"axis", 0}}, ab), {lo, hi});
+  expect_gradients(keras_op("numpy.Geomspace", {{"num", 3}, {"axis", 0}}, ab), {p, affine(p, 1.f, 1.f)});
+  expect_gradients(keras_op("numpy.Full", {{"shape", {2, 3}}}, Json::array({in(0)})), {Tensor::from_vector({3}, {0.5f, 1.f, 2.f})});
+  // numpy.geomspace(1, 1000, 4) and (-1, -16, 4, endpoint=False) (Keras multiplies by start's sign).
+  auto values = [](const Tensor& t) { return std::vector<float>(t.data<float>(), t.data<float>() + t.size()); };
+  auto geom = [&](float a, float b, Json cfg) {
+    return keras_op("numpy.Geomspace", std::move(cfg), ab)->call({Tensor::from_vector({}, {a}), Tensor::from_vector({}, {b})}, CallContext{})[0];
+  };
+  const std::vector<float> g1 = values(geom(1.f, 1000.f, {{"num", 4}})), g2 = values(geom(-1.f, -16.f, {{"num", 4}, {"endpoint", false}}));
+  const std::vector<float> w1 = {1, 10, 100, 1000}, w2 = {-1, -2, -4, -8};
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_NEAR(g1[i], w1[i], 1e-4f * w1[i]);
+    EXPECT_NEAR(g2[i], w2[i], 1e-5f * 8);
+  }
+  // numpy.histogram([0, 0.5, 1, 1.5, 2, 9], bins=4, range=(0, 2)): counts [1, 1, 1, 2] (the last bin
+  // closed), edges [0, 0.5, 1, 1.5, 2]; 9 lies outside.
+  const LayerPtr h = keras_op("numpy.Histogram", {{"bins", 4}, {"range", {0.0, 2.0}}}, Json::array({in(0)}));
+  const std::vector<Tensor> hr = h->call({Tensor::from_vector({6}, {0.f, 0.5f, 1.f, 1.5f, 2.f, 9.f})}, CallContext{});
+  EXPECT_EQ(values(hr[0]), (std::vector<float>{1, 1, 1, 2}));
+  EXPECT_EQ(values(hr[1]), (std::vector<float>{0, 0.5f, 1, 1.5f, 2}));
+  EXPECT_EQ(h->compute_output_shape({{6}}), (std::vector<Shape>{{4}, {5}}));
+  EXPECT_EQ(values(keras_op("numpy.Array", {{"dtype", "int32"}}, Json::array({in(0)}))->call({Tensor::from_vector({2}, {-1.7f, 2.5f})}, CallContext{})[0]),
+            (std::vector<float>{-1, 2}));
+  EXPECT_NE(error_of([&] { keras_op("numpy.Linspace", {{"num", -1}}, ab)->compute_output_shape({{2}, {2}}); }).find("argument 'num'"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { keras_op("numpy.Full", {{"shape", {2}}}, Json::array({in(0)}))->compute_output_shape({{3}}); })
+                .find("cannot be broadcast to shape (2,)"),
+            std::string::npos);
+}
+
+// Ops that Keras 3 records and kerascpp refuses say why; an unknown one names the close supported ones.
+TEST(OpNodes, RefusedOpsSayWhy) {
+  const Json x0 = Json::array({in(0)});
+  EXPECT_NE(error_of([&] { keras_op("core.Map", Json::object(), x0); }).find("takes a Python function"), std::string::npos);
+  EXPECT_NE(error_of([&] { keras_op("numpy.Unique", Json::object(), x0); }).find("depends on the input's values"), std::string::npos);
+  EXPECT_NE(error_of([&] { keras_op("linalg.Eig", Json::object(), x0); }).find("complex"), std::string::npos);
+  const std::string unknown = error_of([&] { keras_op("numpy.Reducemean", Json::object(), x0); });
+  EXPECT_NE(unknown.find("which kerascpp does not support"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("README.md"), std::string::npos) << unknown;
+  const std::string tf = error_of([&] { tf_op("math.reduce_meanest", x0, Json::object()); });
+  EXPECT_NE(tf.find("close names: "), std::string::npos) << tf;
+  EXPECT_NE(tf.find("math.reduce_mean"), std::string::npos) << tf;
 }
 
 }  // namespace
