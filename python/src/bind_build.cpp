@@ -10,6 +10,7 @@
 
 #include "common.h"
 #include "kerascpp/initializers.h"
+#include "core/naming.h"
 #include "kerascpp/layers.h"
 
 namespace kcpy {
@@ -43,6 +44,19 @@ void bind_build(nb::module_& m) {
   m.def("make_layer", [](const std::string& cls, const std::string& config) -> LayerPtr {
     return layers::layer(cls, parse(config));
   });
+  // keras.ops on symbolic tensors or arrays (kerascpp/ops.py): the op node of a keras.ops class with
+  // its config and call template, run once on arrays.
+  m.def("op_node", [](const std::string& cls, const std::string& config) -> LayerPtr {
+    KCPP_CHECK(cls.rfind("keras.src.ops.", 0) == 0, ValueError, "Not a keras.ops class: ", cls);
+    return make_layer(cls, parse(config));
+  });
+  m.def("run_op", [](const LayerPtr& op, nb::handle arrays) {
+    nb::list out;
+    for (const Tensor& t : op->call(tensors_from(arrays), CallContext{})) out.append(to_numpy(t));
+    return out;
+  });
+  m.def("unique_name", [](const std::string& prefix) { return unique_name(prefix); });
+  m.def("to_snake_case", [](const std::string& name) { return to_snake_case(name); });
   m.def("input_tensor", [](nb::handle shape, const std::string& options) { return layers::Input(shape_from_py(shape), parse(options)); });
   m.def("call_layer", [](const LayerPtr& layer, const std::string& call, const std::vector<KerasTensor>& tensors,
                          std::optional<uint64_t> seed) { return call_layer_json(layer, parse(call), tensors, seed); },
