@@ -42,13 +42,16 @@ def _from_bytecode(layer, code, defaults, closure, globs):
                    if code.co_name == "error_handler" else "")
                 + f". Pass the layer's function in custom_objects under '{layer}', or {c!r} itself.")
         cells.append(c)
+    # Python looks a global up when the code reaches it (a branch never taken needs none), so a name
+    # found nowhere is a warning at load; the call that reaches it fails with Python's NameError.
     missing = sorted(n for n in _global_names(code) if n not in globs and not hasattr(builtins, n))
     if missing:
         hint = " (tf_keras's loader has TensorFlow there; kerascpp never imports it)" if "tf" in missing else ""
-        raise ValueError(
+        warnings.warn(
             f"Lambda layer '{layer}': its stored function {code.co_qualname} uses the global name(s) "
             f"{', '.join(repr(n) for n in missing)}, found neither in custom_objects nor in the module it was "
-            f"saved from{hint}. Pass them in custom_objects, e.g. custom_objects={{{missing[0]!r}: ...}}.")
+            f"saved from{hint}. Pass them in custom_objects, e.g. custom_objects={{{missing[0]!r}: ...}}.",
+            stacklevel=2)
     return types.FunctionType(code, globs, code.co_name, tuple(defaults) if defaults else None,
                               tuple(_cell(c) for c in cells) if closure else None)
 

@@ -10,7 +10,9 @@ namespace kerascpp {
 
 int64_t shape_size(const Shape& s) {
   int64_t n = 1;
-  for (int64_t d : s) n *= d;
+  for (int64_t d : s)  // a count beyond int64 (dims from a hostile file) is an error, never a wrapped size
+    KCPP_CHECK(!__builtin_mul_overflow(n, d, &n), ValueError, "A tensor of shape ", shape_str(s),
+               " has more elements than kerascpp can count");
   return n;
 }
 
@@ -53,23 +55,34 @@ Storage::~Storage() {
     std::free(data_);
 }
 
-Tensor Tensor::empty(Shape shape, DType dtype) {
+namespace {
+// The bytes of a tensor of this shape and dtype; ValueError for a negative dim or a count beyond int64
+// (dims from a hostile file), never a wrapped size.
+size_t checked_nbytes(const Shape& shape, DType dtype) {
   for (int64_t d : shape)
     KCPP_CHECK(d >= 0, ValueError, "Tensor dimensions must be non-negative. Received: shape=", shape);
+  int64_t bytes = 0;
+  KCPP_CHECK(!__builtin_mul_overflow(shape_size(shape), static_cast<int64_t>(dtype_size(dtype)), &bytes), ValueError,
+             "A tensor of shape ", shape_str(shape), " has more bytes than kerascpp can count");
+  return static_cast<size_t>(bytes);
+}
+}  // namespace
+
+Tensor Tensor::empty(Shape shape, DType dtype) {
+  const size_t bytes = checked_nbytes(shape, dtype);
   Tensor t;
   t.shape_ = std::move(shape);
   t.dtype_ = dtype;
-  t.storage_ = Storage::allocate(t.nbytes());
+  t.storage_ = Storage::allocate(bytes);
   return t;
 }
 
 Tensor Tensor::zeros(Shape shape, DType dtype) {
-  for (int64_t d : shape)
-    KCPP_CHECK(d >= 0, ValueError, "Tensor dimensions must be non-negative. Received: shape=", shape);
+  const size_t bytes = checked_nbytes(shape, dtype);
   Tensor t;
   t.shape_ = std::move(shape);
   t.dtype_ = dtype;
-  t.storage_ = Storage::allocate(t.nbytes(), /*zeroed=*/true);
+  t.storage_ = Storage::allocate(bytes, /*zeroed=*/true);
   return t;
 }
 

@@ -1,17 +1,55 @@
 #include "io/python_json.h"
 
 #include <array>
+#include <cmath>
+#include <limits>
 #include <string_view>
 
 namespace kerascpp::io {
 namespace {
 
-constexpr std::array<std::string_view, 3> kTokens = {"-Infinity", "Infinity", "NaN"};
+// The tokens, and the strings that stand for them between the text and the JSON value: a character no
+// JSON text holds unescaped (U+0001) makes them unlike any string of a config.
+struct Token {
+  std::string_view bare, stand_in;
+  double value;
+};
+const std::array<Token, 3>& tokens() {
+  static const std::array<Token, 3> t = {
+      Token{"-Infinity", "\x01kerascpp:-Infinity", -std::numeric_limits<double>::infinity()},
+      Token{"Infinity", "\x01kerascpp:Infinity", std::numeric_limits<double>::infinity()},
+      Token{"NaN", "\x01kerascpp:NaN", std::numeric_limits<double>::quiet_NaN()}};
+  return t;
+}
 
-// Copies text, calling token(out, i) at each position outside strings; token returns how many
-// characters it consumed (0: none, copy the character).
-template <typename F>
-std::string outside_strings(const std::string& text, F token) {
+// The stand-in strings of the JSON value as the doubles they stand for (in place).
+void to_doubles(Json& j) {
+  if (j.is_string()) {
+    for (const Token& t : tokens())
+      if (j.get_ref<const std::string&>() == t.stand_in) {
+        j = t.value;
+        return;
+      }
+  } else if (j.is_structured()) {
+    for (Json& e : j) to_doubles(e);
+  }
+}
+
+// The non-finite doubles of the JSON value as stand-in strings (in place).
+void to_stand_ins(Json& j) {
+  if (j.is_number_float() && !std::isfinite(j.get<double>())) {
+    const double v = j.get<double>();
+    j = std::string(tokens()[std::isnan(v) ? 2 : v > 0 ? 1 : 0].stand_in);
+  } else if (j.is_structured()) {
+    for (Json& e : j) to_stand_ins(e);
+  }
+}
+
+}  // namespace
+
+Json parse_python_json(const std::string& text) {
+  if (text.find("Infinity") == std::string::npos && text.find("NaN") == std::string::npos) return Json::parse(text);
+  // The bare tokens outside strings, quoted as their stand-ins.
   std::string out;
   out.reserve(text.size());
   bool in_string = false;
@@ -24,65 +62,35 @@ std::string outside_strings(const std::string& text, F token) {
       ++i;
       continue;
     }
-    if (c == '"') {
-      in_string = true;
-      out += c, ++i;
-      continue;
-    }
-    const size_t used = token(out, i);
-    if (used) {
-      i += used;
-    } else {
-      out += c, ++i;
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
-Json parse_python_json(const std::string& text) {
-  if (text.find("Infinity") == std::string::npos && text.find("NaN") == std::string::npos) return Json::parse(text);
-  return Json::parse(outside_strings(text, [&](std::string& out, size_t i) -> size_t {
-    for (std::string_view t : kTokens)
-      if (std::string_view(text).substr(i, t.size()) == t) {
+    if (c == '"') in_string = true;
+    bool replaced = false;
+    for (const Token& t : tokens())
+      if (std::string_view(text).substr(i, t.bare.size()) == t.bare) {
+        out += "\"\\u0001";  // the stand-in, escaped as JSON text must hold it
+        out += t.stand_in.substr(1);
         out += '"';
-        out += t;
-        out += '"';
-        return t.size();
+        i += t.bare.size();
+        replaced = true;
+        break;
       }
-    return 0;
-  }));
+    if (!replaced) out += c, ++i;
+  }
+  Json j = Json::parse(out);
+  to_doubles(j);
+  return j;
 }
 
 std::string dump_python_json(const Json& j) {
-  const std::string text = j.dump();
-  if (text.find("Infinity\"") == std::string::npos && text.find("\"NaN\"") == std::string::npos) return text;
-  // Outside strings, a string token is the whole of a quoted value: "Infinity" -> Infinity.
-  std::string out;
-  out.reserve(text.size());
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (!in_string && c == '"') {
-      bool replaced = false;
-      for (std::string_view t : kTokens)
-        if (std::string_view(text).substr(i + 1, t.size() + 1) == std::string(t) + '"') {
-          out += t;
-          i += t.size() + 1;
-          replaced = true;
-          break;
-        }
-      if (replaced) continue;
-      in_string = true;
-      out += c;
-      continue;
-    }
-    out += c;
-    if (in_string && c == '\\' && i + 1 < text.size()) out += text[++i];
-    else if (in_string && c == '"') in_string = false;
+  Json copy = j;
+  to_stand_ins(copy);
+  std::string text = copy.dump();
+  for (const Token& t : tokens()) {
+    // dump() escapes U+0001 as \u0001.
+    const std::string quoted = "\"\\u0001" + std::string(t.stand_in.substr(1)) + "\"";
+    for (size_t at = text.find(quoted); at != std::string::npos; at = text.find(quoted, at + t.bare.size()))
+      text.replace(at, quoted.size(), t.bare);
   }
-  return out;
+  return text;
 }
 
 }  // namespace kerascpp::io

@@ -1,10 +1,9 @@
 // JSON as Python's json module writes it: Keras's configs may hold NaN, Infinity and -Infinity as bare
 // tokens (keras.ops.norm(x, ord=numpy.inf) is saved as "ord": Infinity), which strict JSON has not.
-// Read, such a token becomes the string "NaN", "Infinity" or "-Infinity" (the readers of numbers that
-// may be infinite take these strings: op nodes' arguments); written, those strings become bare tokens
-// again, so that Keras reads back the float it saved.
+// Read, such a token becomes a non-finite float (a number to every reader); written, a non-finite float
+// becomes the bare token again, so that Keras reads back the float it saved. Strings are never touched.
 //
-//   Json config = io::parse_python_json(text);        // "ord": Infinity -> "ord": "Infinity"
+//   Json config = io::parse_python_json(text);        // "ord": Infinity -> the double +inf
 //   std::string text = io::dump_python_json(config);  // and back
 #pragma once
 
@@ -14,10 +13,10 @@
 
 namespace kerascpp::io {
 
-// Json::parse of text with Python's bare NaN / Infinity / -Infinity outside strings read as strings.
-// Throws Json::parse_error as Json::parse does.
+// Json::parse of text with Python's bare NaN / Infinity / -Infinity outside strings read as those
+// doubles. Throws Json::parse_error as Json::parse does.
 Json parse_python_json(const std::string& text);
-// j.dump() with the strings "NaN", "Infinity" and "-Infinity" written as Python's bare tokens.
+// j.dump() with non-finite floats written as Python's bare tokens (Json::dump writes null for them).
 std::string dump_python_json(const Json& j);
 
 }  // namespace kerascpp::io

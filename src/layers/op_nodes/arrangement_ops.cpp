@@ -10,13 +10,6 @@
 namespace kerascpp::layers::op_nodes {
 namespace {
 
-// An axis of a tensor of rank r, negative counting from the end; ValueError naming the op outside.
-template <class T>
-int axis_in(const Args<T>& a, const char* name, int axis, int r) {
-  if (axis < -r || axis >= r) a.fail(name, "not an axis of the input's " + std::to_string(r) + " dims");
-  return axis < 0 ? axis + r : axis;
-}
-
 // ---- moveaxis / swapaxes: the permutation they make.
 template <class T>
 std::vector<int> moveaxis_perm(const Args<T>& a, int r) {

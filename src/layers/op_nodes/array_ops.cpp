@@ -1,5 +1,5 @@
 // Array op nodes: keras.ops reshape / transpose / expand_dims / squeeze / concatenate / stack / tile /
-// repeat / take / matmul / einsum / pad and `x[key]` (GetItem), and the tf functions tf_keras records
+// repeat / take / matmul / einsum and `x[key]` (GetItem), and the tf functions tf_keras records
 // for them (tf.reshape, tf.concat, tf.gather, `x[...]` as SlicingOpLambda, ...).
 #include <numeric>
 
@@ -256,31 +256,6 @@ Tensor matmul(const Args<Tensor>& a) {
   return out.reshape(lead);
 }
 
-// ---- pad (constant mode)
-template <class T>
-std::vector<std::pair<int64_t, int64_t>> pads_of(const Args<T>& a, size_t rank) {
-  const std::string mode = a.template get<std::string>("mode", "constant");
-  if (mode != "constant" && mode != "CONSTANT") a.fail("mode", "supported by kerascpp other than constant");
-  const auto p = a.template get<std::vector<std::vector<int64_t>>>("pad_width", {});
-  if (p.size() != rank) a.fail("pad_width", "one (before, after) pair per axis");
-  std::vector<std::pair<int64_t, int64_t>> out;
-  for (const auto& q : p) {
-    if (q.size() != 2) a.fail("pad_width", "one (before, after) pair per axis");
-    out.emplace_back(q[0], q[1]);
-  }
-  return out;
-}
-Shape pad_shape(const Args<Shape>& a) {
-  Shape x = a.value("x");
-  const auto p = pads_of(a, x.size());
-  for (size_t d = 0; d < x.size(); ++d) x[d] = x[d] < 0 ? -1 : x[d] + p[d].first + p[d].second;
-  return x;
-}
-Tensor pad(const Args<Tensor>& a) {
-  const Tensor x = a.value("x");
-  return ops::pad(x, pads_of(a, x.rank()), a.get("constant_values", 0.f));
-}
-
 // ---- x[key]: the key as Keras 3 writes it ({"class_name": "__slice__", ...}) or tf_keras
 // ({"start", "stop", "step"}), a tuple as a list.
 std::vector<ops::Index> key_of(const Json& key, const std::string& who) {
@@ -316,8 +291,9 @@ Tensor get_item(const Args<Tensor>& a) { return ops::get_item(a.value("x"), key_
 
 }  // namespace
 
+
 std::vector<OpDef> array_ops() {
-  return {
+  std::vector<OpDef> defs = {
       OpDef{"ops.numpy.Reshape", "reshape", {"x", "newshape"}, {{"tensor", "x"}, {"shape", "newshape"}}, reshape_shape, reshape},
       OpDef{"ops.numpy.Transpose", "transpose|compat.v1.transpose", {"x", "axes", "conjugate"}, {{"a", "x"}, {"perm", "axes"}},
             transpose_shape, transpose},
@@ -334,10 +310,9 @@ std::vector<OpDef> array_ops() {
       OpDef{"ops.numpy.Matmul", "linalg.matmul|matmul", {"x", "y", "transpose_a", "transpose_b", "adjoint_a", "adjoint_b",
                                                           "a_is_sparse", "b_is_sparse", "output_type"},
             {{"a", "x"}, {"b", "y"}}, matmul_shape, matmul},
-      OpDef{"ops.numpy.Pad", "pad|compat.v1.pad", {"x", "pad_width", "mode", "constant_values"},
-            {{"tensor", "x"}, {"paddings", "pad_width"}}, pad_shape, pad},
       OpDef{"ops.numpy.GetItem", "__operators__.getitem", {"x", "key"}, {{"slice_spec", "key"}}, get_item_shape, get_item},
   };
+  return defs;
 }
 
 }  // namespace kerascpp::layers::op_nodes

@@ -21,62 +21,7 @@ std::vector<OpDef> cumulative_segment_ops();  // cumulative_ops_segment.cpp
 
 namespace cumulative {
 
-template <class T>
-int axis_in(const Args<T>& a, const char* name, int axis, int rank) {
-  a.check(axis >= -rank && axis < rank, name, "an axis of a tensor of rank " + std::to_string(rank));
-  return axis < 0 ? axis + rank : axis;
-}
-template int axis_in(const Args<Tensor>&, const char*, int, int);
-template int axis_in(const Args<Shape>&, const char*, int, int);
 
-// The reduced axes of `axis` (null: every axis), normalised and sorted.
-template <class T>
-std::vector<int> reduced_axes(const Args<T>& a, int rank) {
-  std::vector<int> out;
-  if (!a.has("axis")) {
-    out.resize(rank);
-    std::iota(out.begin(), out.end(), 0);
-    return out;
-  }
-  const Json& j = a.json("axis");
-  a.check(j.is_number_integer() || j.is_array(), "axis", "an int, a list of ints or None");
-  for (int ax : a.axes("axis")) out.push_back(axis_in(a, "axis", ax, rank));
-  std::sort(out.begin(), out.end());
-  a.check(std::adjacent_find(out.begin(), out.end()) == out.end(), "axis", "a list of distinct axes");
-  return out;
-}
-template std::vector<int> reduced_axes(const Args<Tensor>&, int);
-template std::vector<int> reduced_axes(const Args<Shape>&, int);
-
-Shape reduce_shape(const Args<Shape>& a) {
-  const Shape x = a.value("x");
-  const std::vector<int> axes = reduced_axes(a, static_cast<int>(x.size()));
-  const bool keep = a.get("keepdims", false);
-  Shape out;
-  for (size_t d = 0; d < x.size(); ++d) {
-    const bool r = std::find(axes.begin(), axes.end(), static_cast<int>(d)) != axes.end();
-    if (!r) out.push_back(x[d]);
-    else if (keep) out.push_back(1);
-  }
-  return out;
-}
-
-// x reduced over the op's axes by f(x, axes), which keeps the reduced dims as 1; shaped as the op's
-// result (keepdims or not). No axes (axis=[]): x itself.
-Tensor reduced(const Args<Tensor>& a, const Tensor& x, const std::function<Tensor(const Tensor&, const std::vector<int>&)>& f) {
-  const std::vector<int> axes = reduced_axes(a, x.rank());
-  if (axes.empty()) return x;
-  const Tensor kept = f(x, axes);
-  if (a.get("keepdims", false)) return kept;
-  Shape out;
-  for (int d = 0; d < x.rank(); ++d)
-    if (std::find(axes.begin(), axes.end(), d) == axes.end()) out.push_back(x.dim(d));
-  return kept.reshape(out);
-}
-
-Tensor negate(const Tensor& x) { return ops::scale_shift(x, -1.f, 0.f); }
-Tensor max_kept(const Tensor& x, const std::vector<int>& axes) { return ops::reduce_max(x, axes, true); }
-Tensor min_kept(const Tensor& x, const std::vector<int>& axes) { return negate(ops::reduce_max(negate(x), axes, true)); }
 
 // Running sums or products of x along `axis` (exclusive: of the elements before each; reverse: from
 // the end), as tf.math.cumsum / cumprod. The product's gradient is exact where x has zeros too:
@@ -162,30 +107,14 @@ Tensor prod_kept(const Tensor& x, const std::vector<int>& axes) {
   return y;
 }
 
-// A dtype argument of a running sum / product or product: the values cast as Keras casts them first
-// (an integer type truncates toward zero, int8 / uint8 saturating; bool is 1 / 0). Accumulating in
-// float16 / bfloat16 is not kerascpp's (it sums in float32).
+// A dtype argument of a running sum / product: the values cast as Keras casts them first (cast_to);
+// accumulating in float16 / bfloat16 is not kerascpp's (it sums in float32).
 Tensor with_dtype(const Args<Tensor>& a, const Tensor& x) {
   if (!a.has("dtype")) return x;
   const Json& d = a.json("dtype");
-  DType t;
-  if (!d.is_string() || !dtype_from_name(d.get<std::string>(), &t)) a.fail("dtype", "a dtype kerascpp knows");
-  switch (t) {
-    case DType::float32:
-    case DType::float64:
-      return x;
-    case DType::float16:
-    case DType::bfloat16:
-      a.fail("dtype", "supported by kerascpp (it accumulates in float32, not " + d.get<std::string>() + ")");
-    case DType::bool_:
-      return ops::as_mask(x);
-    case DType::int8:
-      return ops::map_unary("cast", x, [](float v) { return std::clamp(std::trunc(v), -128.f, 127.f); }, nullptr);
-    case DType::uint8:
-      return ops::map_unary("cast", x, [](float v) { return std::clamp(std::trunc(v), 0.f, 255.f); }, nullptr);
-    default:
-      return ops::map_unary("cast", x, [](float v) { return std::trunc(v); }, nullptr);
-  }
+  if (d == "float16" || d == "bfloat16")
+    a.fail("dtype", "supported by kerascpp (it accumulates in float32, not " + d.get<std::string>() + ")");
+  return cast_to(a, x, "dtype");
 }
 
 }  // namespace cumulative
@@ -215,11 +144,13 @@ Tensor scanned(const Args<Tensor>& a) {
   a.check(a.json("axis").is_null() || a.json("axis").is_number_integer(), "axis", "one int");
   KCPP_CHECK(x.rank() > 0, ValueError, a.who(), ": the input must have rank >= 1 (or axis=None)");
   const int axis = flat ? 0 : axis_in(a, "axis", a.get("axis", 0), x.rank());
-  return scan(x, axis, product, a.get("exclusive", false), a.get("reverse", false));
+  // Integer sums wrap as the dtype's do (int8: 100 + 100 = -56): the sums of wrapped values, wrapped.
+  return with_dtype(a, scan(x, axis, product, a.get("exclusive", false), a.get("reverse", false)));
 }
 
 // ---- reductions
-Tensor prod(const Args<Tensor>& a) { return reduced(a, with_dtype(a, a.value("x")), prod_kept); }
+// Keras's TensorFlow backend multiplies x as it is, whatever `dtype` says.
+Tensor prod(const Args<Tensor>& a) { return reduced(a, a.value("x"), prod_kept); }
 Tensor amax(const Args<Tensor>& a) { return reduced(a, a.value("x"), max_kept); }
 Tensor amin(const Args<Tensor>& a) { return reduced(a, a.value("x"), min_kept); }
 Tensor ptp(const Args<Tensor>& a) {

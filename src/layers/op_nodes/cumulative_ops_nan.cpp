@@ -16,14 +16,6 @@
 namespace kerascpp::layers::op_nodes {
 
 namespace cumulative {  // cumulative_ops.cpp
-template <class T>
-int axis_in(const Args<T>& a, const char* name, int axis, int rank);
-template <class T>
-std::vector<int> reduced_axes(const Args<T>& a, int rank);
-Shape reduce_shape(const Args<Shape>& a);
-Tensor reduced(const Args<Tensor>& a, const Tensor& x, const std::function<Tensor(const Tensor&, const std::vector<int>&)>& f);
-Tensor max_kept(const Tensor& x, const std::vector<int>& axes);
-Tensor min_kept(const Tensor& x, const std::vector<int>& axes);
 Tensor prod_kept(const Tensor& x, const std::vector<int>& axes);
 Tensor scan(const Tensor& x, int axis, bool product, bool exclusive, bool reverse);
 Tensor with_dtype(const Args<Tensor>& a, const Tensor& x);
@@ -66,10 +58,7 @@ Tensor not_nan(const Tensor& x) {
 }
 
 float number(const Args<Tensor>& a, const char* name, float fallback) {
-  const Json& j = a.json(name);
-  if (j.is_null()) return fallback;
-  a.check(j.is_number(), name, "a number");
-  return j.get<float>();
+  return a.get<float>(name, fallback);  // Python's inf too (posinf=numpy.inf)
 }
 Tensor nan_to_num(const Args<Tensor>& a) {
   return replaced(a.value("x"), number(a, "nan", 0.f), true, number(a, "posinf", kMax), number(a, "neginf", -kMax));
@@ -164,7 +153,7 @@ Tensor nanscan(const Args<Tensor>& a) {
   const bool flat = !a.has("axis");
   if (flat) x = x.reshape({x.size()});
   KCPP_CHECK(x.rank() > 0, ValueError, a.who(), ": the input must have rank >= 1 (or axis=None)");
-  return scan(x, flat ? 0 : axis_in(a, "axis", a.get("axis", 0), x.rank()), product, false, false);
+  return with_dtype(a, scan(x, flat ? 0 : axis_in(a, "axis", a.get("axis", 0), x.rank()), product, false, false));
 }
 
 #define NAN_REDUCE(keras, fn) OpDef{keras, nullptr, {"x", "axis", "keepdims"}, {}, reduce_shape, fn}

@@ -191,7 +191,7 @@ const std::vector<std::pair<std::string, std::string>> kFeatures = {{"features",
 
 // A cast as the op's argument `param` names the dtype: kerascpp computes in float32. A cast to float16 /
 // bfloat16 rounds the values as Keras's tensor holds them; to an integer type truncates toward zero
-// (saturating int8 / uint8 as TensorFlow does); to bool gives 1 / 0.
+// (int8 / uint8 wrapping, as TensorFlow's cast does); to bool gives 1 / 0.
 Tensor cast_to(const Args<Tensor>& a, const Tensor& x, const char* param) {
   const Json& d = a.json(param);
   DType t;
@@ -206,10 +206,10 @@ Tensor cast_to(const Args<Tensor>& a, const Tensor& x, const char* param) {
       return ops::map_unary("cast", x, through_bfloat16, identity_d);
     case DType::bool_:
       return ops::as_mask(x);
-    case DType::int8:
-      return ops::map_unary("cast", x, [](float v) { return std::clamp(std::trunc(v), -128.f, 127.f); }, nullptr);
+    case DType::int8:  // TensorFlow's cast wraps: 150.0 -> -106
+      return ops::map_unary("cast", x, [](float v) { return std::isfinite(v) ? static_cast<float>(static_cast<int8_t>(static_cast<int64_t>(v))) : 0.f; }, nullptr);
     case DType::uint8:
-      return ops::map_unary("cast", x, [](float v) { return std::clamp(std::trunc(v), 0.f, 255.f); }, nullptr);
+      return ops::map_unary("cast", x, [](float v) { return std::isfinite(v) ? static_cast<float>(static_cast<uint8_t>(static_cast<int64_t>(v))) : 0.f; }, nullptr);
     default:
       return ops::map_unary("cast", x, [](float v) { return std::trunc(v); }, nullptr);
   }

@@ -591,7 +591,7 @@ Tensor band_part(const Args<Tensor>& a) {
   Tensor mask = Tensor::empty({m, n});
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) mask.data<float>()[i * n + j] = (lo < 0 || i - j <= lo) && (up < 0 || j - i <= up) ? 1.f : 0.f;
-  return times(x, mask);
+  return ops::where(ops::detail::broadcast_to(mask, x.shape()), x, ops::detail::filled(x.shape(), 0.f));  // inf outside: 0
 }
 Shape matrix_transpose_shape(const Args<Shape>& a) {
   if (a.get("conjugate", false)) a.fail("conjugate", "supported by kerascpp (real tensors)");

@@ -70,7 +70,8 @@ const Registry& registry() {
   static const Registry r = [] {
     Registry r;
     for (auto family : {elementwise_ops, reduction_ops, array_ops, arrangement_ops, sorting_ops, signal_ops, cumulative_ops,
-                        linalg_ops, split_join_ops, nn_ops, conv_pool_ops, numeric_ops, image_ops, creation_ops})
+                        linalg_ops, split_join_ops, nn_ops, conv_pool_ops, numeric_ops, image_ops, creation_ops,
+                        padding_ops, decomposition_ops})
       for (OpDef& d : family()) r.defs.push_back(std::move(d));
     // A name defined twice is a defect of the families: every use of op nodes fails on it, loudly.
     auto add = [](std::map<std::string, const OpDef*, std::less<>>& m, const std::string& name, const OpDef* d) {

@@ -13,6 +13,8 @@
 //    reduce_shape, [](const Args<Tensor>& a) { return ops::reduce_mean(a.value("x"), a.axes("axis"), ...); }}
 #pragma once
 
+#include <algorithm>
+#include <functional>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -60,12 +62,12 @@ class Args {
     const Json& j = json(name);
     if (j.is_null()) return fallback;
     check(!is_input(j) && (j.is_primitive() || j.is_array()), name, "a constant");
-    if constexpr (std::is_floating_point_v<V>) {  // Python's bare tokens, as io/python_json.h reads them
-      if (j.is_string()) {
-        const std::string s = j.get<std::string>();
-        if (s == "Infinity" || s == "-Infinity") return s[0] == '-' ? -std::numeric_limits<V>::infinity() : std::numeric_limits<V>::infinity();
-        if (s == "NaN") return std::numeric_limits<V>::quiet_NaN();
-      }
+    if constexpr (std::is_integral_v<V> && !std::is_same_v<V, bool>) {  // never narrowed: 2^32 - 1 is not -1
+      check(j.is_number_integer(), name, "an integer");
+      const bool fits = j.is_number_unsigned() ? j.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<V>::max())
+                                               : j.get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<V>::min()) &&
+                                                     j.get<int64_t>() <= static_cast<int64_t>(std::numeric_limits<V>::max());
+      check(fits, name, "an integer in range");
     }
     try {
       return j.get<V>();
@@ -77,8 +79,16 @@ class Args {
   std::vector<int> axes(const char* name) const {
     const Json& j = json(name);
     if (j.is_null()) return {};
-    if (j.is_number_integer()) return {j.get<int>()};
-    return get<std::vector<int>>(name, {});
+    if (j.is_number_integer()) return {get<int>(name, 0)};
+    std::vector<int> out;
+    check(j.is_array(), name, "an int, a list of ints or None");
+    for (const Json& e : j) {
+      const bool fits = e.is_number_unsigned() ? e.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int>::max())
+                                               : e.is_number_integer() && e.get<int64_t>() == static_cast<int>(e.get<int64_t>());
+      check(fits, name, "a list of ints");
+      out.push_back(e.get<int>());
+    }
+    return out;
   }
   // "Operation 'mean' (keras.src.ops.numpy.Mean)", for messages.
   const std::string& who() const { return who_; }
@@ -130,10 +140,45 @@ std::vector<OpDef> conv_pool_ops();
 std::vector<OpDef> numeric_ops();
 std::vector<OpDef> image_ops();
 std::vector<OpDef> creation_ops();
+std::vector<OpDef> padding_ops();        // array_ops_padding.cpp
+std::vector<OpDef> decomposition_ops();  // linalg_ops_decomposition.cpp
 
 // Shape functions many ops share: the first tensor's shape; numpy broadcasting of x and y.
 Shape same_shape(const Args<Shape>& a);
 Shape broadcast_shape(const Args<Shape>& a);
+// An axis of a tensor of rank r (negative counts from the end), normalised; ValueError naming the op
+// and the argument outside.
+template <class T>
+int axis_in(const Args<T>& a, const char* name, int axis, int r) {
+  if (axis < -r || axis >= r) a.fail(name, "not an axis of the input's " + std::to_string(r) + " dims");
+  return axis < 0 ? axis + r : axis;
+}
+// The axes the argument `axis` names (an int or a list; null: every axis), normalised, sorted and
+// distinct; ValueError naming the op otherwise.
+template <class T>
+std::vector<int> reduced_axes(const Args<T>& a, int rank) {
+  std::vector<int> out;
+  if (!a.has("axis")) {
+    for (int d = 0; d < rank; ++d) out.push_back(d);
+    return out;
+  }
+  const Json& j = a.json("axis");
+  a.check(j.is_number_integer() || j.is_array(), "axis", "an int, a list of ints or None");
+  for (int ax : a.axes("axis")) out.push_back(axis_in(a, "axis", ax, rank));
+  std::sort(out.begin(), out.end());
+  a.check(std::adjacent_find(out.begin(), out.end()) == out.end(), "axis", "a list of distinct axes");
+  return out;
+}
+
+// Reductions over the argument `axis` with `keepdims` (reduction_ops.cpp): the result's shape; x
+// reduced by f(x, axes), which keeps the reduced dims as 1, shaped as the op's result (axis=[]: x);
+// max and min with the dims kept.
+Shape reduce_shape(const Args<Shape>& a);
+using KeptReduction = std::function<Tensor(const Tensor&, const std::vector<int>&)>;
+Tensor reduced(const Args<Tensor>& a, const Tensor& x, const KeptReduction& f);
+Tensor max_kept(const Tensor& x, const std::vector<int>& axes);
+Tensor min_kept(const Tensor& x, const std::vector<int>& axes);
+
 // x cast to the dtype that the op's argument `param` names, its values as Keras's tensor would hold
 // them (elementwise_ops.cpp): float16 rounding, integer truncation, bool as 1 / 0.
 Tensor cast_to(const Args<Tensor>& a, const Tensor& x, const char* param);

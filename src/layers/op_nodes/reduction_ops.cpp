@@ -8,26 +8,6 @@
 #include "ops/grad_util.h"
 
 namespace kerascpp::layers::op_nodes {
-namespace {
-using ops::BinaryOp;
-using ops::UnaryOp;
-
-// The reduced axes, normalised and sorted: every axis when `axis` is null.
-template <class T>
-std::vector<int> reduced_axes(const Args<T>& a, int rank) {
-  std::vector<int> out;
-  if (!a.has("axis")) {
-    out.resize(rank);
-    std::iota(out.begin(), out.end(), 0);
-    return out;
-  }
-  for (int ax : a.axes("axis")) {
-    KCPP_CHECK(ax >= -rank && ax < rank, ValueError, a.who(), ": axis ", ax, " is out of bounds for a tensor of rank ", rank);
-    out.push_back(ax < 0 ? ax + rank : ax);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 Shape reduce_shape(const Args<Shape>& a) {
   const Shape x = a.value("x");
@@ -42,10 +22,9 @@ Shape reduce_shape(const Args<Shape>& a) {
   return out;
 }
 
-// x reduced over the op's axes by f(x, axes) (the reduced dims kept as 1), shaped as the op's result.
-template <typename F>
-Tensor reduced(const Args<Tensor>& a, const Tensor& x, F f) {
+Tensor reduced(const Args<Tensor>& a, const Tensor& x, const KeptReduction& f) {
   const std::vector<int> axes = reduced_axes(a, x.rank());
+  if (axes.empty()) return x;  // axis=[]: nothing reduced
   const Tensor kept = f(x, axes);
   if (a.get("keepdims", false)) return kept;
   Shape out;
@@ -54,8 +33,16 @@ Tensor reduced(const Args<Tensor>& a, const Tensor& x, F f) {
   return kept.reshape(out);
 }
 
-Tensor negate(const Tensor& x) { return ops::scale_shift(x, -1.f, 0.f); }
-Tensor min_kept(const Tensor& x, const std::vector<int>& axes) { return negate(ops::reduce_max(negate(x), axes, true)); }
+Tensor max_kept(const Tensor& x, const std::vector<int>& axes) { return ops::reduce_max(x, axes, true); }
+Tensor min_kept(const Tensor& x, const std::vector<int>& axes) {
+  auto negate = [](const Tensor& t) { return ops::scale_shift(t, -1.f, 0.f); };
+  return negate(ops::reduce_max(negate(x), axes, true));
+}
+
+namespace {
+using ops::BinaryOp;
+using ops::UnaryOp;
+
 Tensor variance(const Tensor& x, const std::vector<int>& axes) {
   const Tensor centred = ops::binary(BinaryOp::subtract, x, ops::reduce_mean(x, axes, true));
   return ops::reduce_mean(ops::unary(UnaryOp::square, centred), axes, true);

@@ -16,12 +16,6 @@
 namespace kerascpp::layers::op_nodes {
 namespace {
 
-template <class T>
-int axis_in(const Args<T>& a, const char* name, int axis, int r) {
-  if (axis < -r || axis >= r) a.fail(name, "not an axis of the input's " + std::to_string(r) + " dims");
-  return axis < 0 ? axis + r : axis;
-}
-
 // Ascending order with NaN last (a strict weak order, as sorting needs).
 bool less(float a, float b) { return !std::isnan(a) && (std::isnan(b) || a < b); }
 

@@ -21,13 +21,6 @@ std::vector<OpDef> split_join_gather_ops();  // split_join_ops_gather.cpp
 
 namespace {
 
-// An axis of a tensor of rank r, negative counting from the end; ValueError naming the op outside.
-template <class T>
-int axis_in(const Args<T>& a, const char* name, int axis, int r) {
-  if (axis < -r || axis >= r) a.fail(name, "not an axis of the input's " + std::to_string(r) + " dims");
-  return axis < 0 ? axis + r : axis;
-}
-
 int64_t product(const Shape& s) {
   int64_t n = 1;
   for (int64_t d : s) n = n < 0 || d < 0 ? -1 : n * d;
@@ -203,13 +196,14 @@ std::vector<Tensor> meshgrid(const Args<Tensor>& a) {
 }
 
 // ---- unravel_index: the coordinates of flat indices in an array of `shape` (integers, no gradient).
-// Keras's TensorFlow backend orders the dims wrongly for indices of rank >= 2 (its result differs from
-// numpy's and JAX's), so kerascpp runs rank 0 and 1 only, where the backends agree.
+// Keras's TensorFlow backend orders the dims wrongly for indices of any rank but 1 (its result differs
+// from numpy's and JAX's: index 5 of shape (2, 3) is (2, 1)), so kerascpp runs rank 1 only, where the
+// backends agree.
 template <class T>
 std::vector<int64_t> unravel_dims(const Args<T>& a, size_t index_rank) {
-  if (index_rank > 1)
+  if (index_rank != 1)
     KCPP_THROW(NotImplementedError, a.who(), ": argument 'indices' has rank ", index_rank,
-               "; kerascpp runs unravel_index for indices of rank 0 or 1 only (for higher ranks Keras's "
+               "; kerascpp runs unravel_index for indices of rank 1 only (for other ranks Keras's "
                "TensorFlow backend computes other coordinates than numpy's and JAX's)");
   const std::vector<int64_t> dims = a.template get<std::vector<int64_t>>("shape", {});
   if (dims.empty()) a.fail("shape", "not a non-empty list of dims");

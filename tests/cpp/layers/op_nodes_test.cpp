@@ -115,10 +115,10 @@ TEST(OpNodes, DialectDefaultsAndCorners) {
   const float inf = std::numeric_limits<float>::infinity();
   const Tensor l = keras_op("math.Logsumexp", {{"axis", -1}}, {in(0)})->call({Tensor::from_vector({1, 2}, {-inf, -inf})}, CallContext{})[0];
   EXPECT_EQ(l.data<float>()[0], -inf);
-  // Casts to int8 / uint8 saturate.
+  // Casts to int8 / uint8 wrap, as TensorFlow's (keras.ops.cast of [-420, 300.7, -3.7] in Keras 3.15 / TF 2.21).
   const Tensor big = Tensor::from_vector({3}, {-420.f, 300.7f, -3.7f});
-  EXPECT_EQ(values(keras_op("core.Cast", {{"dtype", "uint8"}}, {in(0)})->call({big}, CallContext{})[0]), (std::vector<float>{0, 255, 0}));
-  EXPECT_EQ(values(keras_op("core.Cast", {{"dtype", "int8"}}, {in(0)})->call({big}, CallContext{})[0]), (std::vector<float>{-128, 127, -3}));
+  EXPECT_EQ(values(keras_op("core.Cast", {{"dtype", "uint8"}}, {in(0)})->call({big}, CallContext{})[0]), (std::vector<float>{92, 44, 253}));
+  EXPECT_EQ(values(keras_op("core.Cast", {{"dtype", "int8"}}, {in(0)})->call({big}, CallContext{})[0]), (std::vector<float>{92, 44, -3}));
   // tf_keras writes x // y as compat.v1.floor_div.
   EXPECT_EQ(values(tf_op("compat.v1.floor_div", {in(0)}, {{"y", 4}})->call({x}, CallContext{})[0]),
             (std::vector<float>{0, 0, 0, 1, 1, 1}));
@@ -199,6 +199,21 @@ TEST(OpNodes, CreationOps) {
             std::string::npos);
   EXPECT_NE(error_of([&] { keras_op("numpy.Full", {{"shape", {2}}}, Json::array({in(0)}))->compute_output_shape({{3}}); })
                 .find("cannot be broadcast to shape (2,)"),
+            std::string::npos);
+}
+
+// Hostile configs: sizes beyond what a tensor can count, and integers that do not fit, are errors,
+// never a wrapped size or a narrowed value.
+TEST(OpNodes, HostileArgumentsAreErrors) {
+  const Json x0 = Json::array({in(0)});
+  const Tensor v = Tensor::from_vector({2}, {1.f, 2.f});
+  const std::string huge = error_of([&] { keras_op("numpy.Diag", {{"k", 2147483647}}, x0)->call({v}, CallContext{}); });
+  EXPECT_NE(huge.find("more"), std::string::npos) << huge;
+  const std::string wide = error_of([&] { keras_op("numpy.Diag", {{"k", 4294967295ull}}, x0)->call({v}, CallContext{}); });
+  EXPECT_NE(wide.find("argument 'k' is not an integer in range"), std::string::npos) << wide;
+  const std::string axis = error_of([&] { keras_op("numpy.Mean", {{"axis", {4294967295ull}}}, x0)->call({v}, CallContext{}); });
+  EXPECT_NE(axis.find("argument 'axis' is not a list of ints"), std::string::npos) << axis;
+  EXPECT_NE(error_of([&] { Tensor::empty({int64_t(1) << 40, int64_t(1) << 40}); }).find("more elements than kerascpp can count"),
             std::string::npos);
 }
 
