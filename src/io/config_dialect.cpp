@@ -35,12 +35,16 @@ Json keras_tensor(const Json& triple) {
 bool is_triple(const Json& j) {
   return j.is_array() && j.size() == 3 && j[0].is_string() && j[1].is_number_integer() && j[2].is_number_integer();
 }
-// Keras 2 writes tensors inside call kwargs as [layer, node, tensor].
+// Keras 2 writes tensors inside call kwargs as [layer, node, tensor], in lists too (tf.reshape(x,
+// [tf.shape(x)[0], -1, 2]): shape=[[layer, node, tensor], -1, 2]).
 Json convert_kwargs(const Json& j) {
   if (is_triple(j)) return keras_tensor(j);
-  if (j.is_object()) {
-    Json out = Json::object();
-    for (const auto& [k, v] : j.items()) out[k] = convert_kwargs(v);
+  if (j.is_object() || j.is_array()) {
+    Json out = j.is_object() ? Json::object() : Json::array();
+    for (const auto& [k, v] : j.items()) {
+      if (j.is_object()) out[k] = convert_kwargs(v);
+      else out.push_back(convert_kwargs(v));
+    }
     return out;
   }
   return j;
@@ -68,13 +72,21 @@ Json canonical_inbound(Json inbound, const std::string& layer_name, const std::s
     const bool listed = !call[0].is_string();
     if (!listed) call = Json::array({std::move(call)});
     Json tensors = Json::array(), kwargs = Json::object();
-    for (const Json& ref : call) {
+    // A reference [layer, node, tensor(, kwargs)], or (tf_keras's TFOpLambda keeps its first argument's
+    // nesting: tf.concat([shape, [2]], 0)) a list of them.
+    auto value_of = [&](const Json& ref, auto&& self) -> Json {
+      if (ref.is_array() && !ref.empty() && !ref[0].is_string()) {
+        Json nested = Json::array();
+        for (const Json& e : ref) nested.push_back(self(e, self));
+        return nested;
+      }
       KCPP_CHECK(ref.is_array() && ref.size() >= 3 && ref[0].is_string(), ValueError, "Invalid inbound node of layer '",
                  layer_name, "': ", call.dump().substr(0, 200));
-      // A TFOpLambda whose first argument is a constant (tf.maximum(0.0, x)): ["_CONSTANT_VALUE", -1, value].
-      tensors.push_back(ref[0] == "_CONSTANT_VALUE" ? ref[2] : keras_tensor(ref));
       if (ref.size() >= 4 && ref[3].is_object() && kwargs.empty()) kwargs = convert_kwargs(ref[3]);
-    }
+      // A TFOpLambda whose first argument is a constant (tf.maximum(0.0, x)): ["_CONSTANT_VALUE", -1, value].
+      return ref[0] == "_CONSTANT_VALUE" ? ref[2] : keras_tensor(ref);
+    };
+    for (const Json& ref : call) tensors.push_back(value_of(ref, value_of));
     if (tensors.size() > 1 && keras2_lists_initial_state(cls)) {
       kwargs["initial_state"] = Json(std::vector<Json>(tensors.begin() + 1, tensors.end()));
       tensors.erase(tensors.begin() + 1, tensors.end());

@@ -16,30 +16,31 @@ int axis_of(const Args<T>& a, const char* name, int rank, int fallback) {
   return ax < 0 ? ax + rank : ax;
 }
 
-template <class T>
-Shape new_shape(const Args<T>& a) {
-  const Json& j = a.json("newshape");
-  if (j.is_number_integer()) return {j.get<int64_t>()};
-  return a.template get<std::vector<int64_t>>("newshape", {});
-}
-
-// ---- reshape: one -1 takes what is left; with unknown input dims it stays unknown.
+// ---- reshape: one -1 takes what is left; with unknown input dims it stays unknown. The new shape may
+// hold tensors the graph computes (tf.reshape(x, [tf.shape(x)[0], -1, 4])): their dims, and the -1 then,
+// are unknown until the model runs.
 Shape reshape_shape(const Args<Shape>& a) {
   const Shape x = a.value("x");
-  const std::vector<int64_t> target = new_shape(a);
+  const std::vector<int64_t> target = a.ints("newshape");
   int64_t known = 1, fill = -1;
   for (int64_t d : x) known = (known < 0 || d < 0) ? -1 : known * d;
   int64_t rest = 1;
+  bool computed = false;
   for (size_t i = 0; i < target.size(); ++i) {
     if (target[i] == -1) {
       if (fill >= 0) a.fail("newshape", "a shape with at most one -1");
       fill = static_cast<int64_t>(i);
+    } else if (target[i] == kComputed) {
+      computed = true;
     } else {
+      if (target[i] < 0) a.fail("newshape", "a shape of dims >= 0 and at most one -1");
       rest *= target[i];
     }
   }
   Shape out(target.begin(), target.end());
-  if (known >= 0) {
+  for (int64_t& d : out)
+    if (d == kComputed) d = -1;
+  if (known >= 0 && !computed) {
     KCPP_CHECK(fill >= 0 ? rest > 0 && known % rest == 0 : known == rest, ValueError, a.who(), ": cannot reshape a tensor of shape ",
                shape_str(x), " to ", shape_str(out));
     if (fill >= 0) out[fill] = known / rest;
@@ -48,7 +49,7 @@ Shape reshape_shape(const Args<Shape>& a) {
 }
 Tensor reshape(const Args<Tensor>& a) {
   const Tensor x = a.value("x");
-  return x.reshape(new_shape(a));
+  return x.reshape(a.ints("newshape"));
 }
 
 template <class T>
@@ -144,17 +145,20 @@ Tensor stack(const Args<Tensor>& a) {
 // ---- tile / repeat
 Shape tile_shape(const Args<Shape>& a) {
   Shape x = a.value("x");
-  std::vector<int64_t> reps = a.json("repeats").is_number() ? std::vector<int64_t>{a.get<int64_t>("repeats", 1)}
-                                                             : a.get<std::vector<int64_t>>("repeats", {});
+  std::vector<int64_t> reps = a.ints("repeats");  // tensors the graph computes too: their dims unknown
   while (x.size() < reps.size()) x.insert(x.begin(), 1);
   while (reps.size() < x.size()) reps.insert(reps.begin(), 1);
-  for (size_t d = 0; d < x.size(); ++d) x[d] = x[d] < 0 ? -1 : x[d] * reps[d];
+  for (size_t d = 0; d < x.size(); ++d) {
+    if (reps[d] != kComputed && reps[d] < 0) a.fail("repeats", "a list of counts >= 0");
+    x[d] = x[d] < 0 || reps[d] == kComputed ? -1 : x[d] * reps[d];
+  }
   return x;
 }
 Tensor tile(const Args<Tensor>& a) {
   Tensor x = a.value("x");
-  std::vector<int64_t> reps = a.json("repeats").is_number() ? std::vector<int64_t>{a.get<int64_t>("repeats", 1)}
-                                                             : a.get<std::vector<int64_t>>("repeats", {});
+  std::vector<int64_t> reps = a.ints("repeats");
+  for (int64_t r : reps)
+    if (r < 0) a.fail("repeats", "a list of counts >= 0");
   Shape s = x.shape();
   while (s.size() < reps.size()) s.insert(s.begin(), 1);
   while (reps.size() < s.size()) reps.insert(reps.begin(), 1);

@@ -184,11 +184,13 @@ Setup conv_setup(const Args<T>& a, Kind kind, const char* pad_default) {
     return s;
   }
   int64_t out_ch = k[n + 1];
+  // A kernel the graph computes may have unknown dims (tf.image.sobel_edges tiles its kernel by
+  // tf.shape(image)[-1]): checked when the model runs.
   if (kind == Kind::conv) {
     // Keras checks that the kernel's input channels are the input's (no groups).
-    if (k[n] != in) bad_kernel(kname, "(*kernel_size, " + std::to_string(in) + ", filters)");
+    if (k[n] != in && k[n] >= 0) bad_kernel(kname, "(*kernel_size, " + std::to_string(in) + ", filters)");
   } else {
-    if (k[n] != in) bad_kernel(kname, "(*kernel_size, " + std::to_string(in) + ", channel_multiplier)");
+    if (k[n] != in && k[n] >= 0) bad_kernel(kname, "(*kernel_size, " + std::to_string(in) + ", channel_multiplier)");
     s.o.groups = in;
     out_ch = in * k[n + 1];
   }

@@ -1,7 +1,7 @@
 // Op nodes that make a tensor from values a graph computes: keras.ops full (a shape filled with a
 // tensor's value), array (a tensor as it is, cast), linspace / logspace / geomspace between tensors
 // (tf.linspace's arithmetic, so the values equal Keras's), histogram (counts and edges), and
-// TensorFlow's shape / size / rank of a tensor.
+// TensorFlow's shape / size / rank of a tensor and zeros / ones / fill of a computed shape.
 #include <algorithm>
 #include <cmath>
 
@@ -157,6 +157,33 @@ std::vector<Tensor> histogram(const Args<Tensor>& a) {
   return {counts, edges};
 }
 
+// ---- tf.zeros / tf.ones (shape, dtype) and tf.fill (dims, value), which tf_keras records when the
+// shape is a tensor the graph computes (tf.zeros(tf.shape(x)[:2])): a shape of unknown dims until the
+// model runs.
+template <class T>
+Shape filled_shape_of(const Args<T>& a, const char* name) {
+  Shape s;
+  for (int64_t d : a.ints(name)) {
+    if (d < 0 && d != kComputed) a.fail(name, "a shape of dims >= 0");
+    s.push_back(d == kComputed ? -1 : d);
+  }
+  return s;
+}
+Shape zeros_shape(const Args<Shape>& a) { return filled_shape_of(a, "shape"); }
+template <int value>
+Tensor constant_filled(const Args<Tensor>& a) {
+  return with_dtype(a, ops::detail::filled(filled_shape_of(a, "shape"), static_cast<float>(value)));
+}
+Shape fill_shape(const Args<Shape>& a) {
+  if (!a.value("value").empty()) a.fail("value", "a scalar");
+  return filled_shape_of(a, "dims");
+}
+Tensor fill(const Args<Tensor>& a) {
+  const Tensor v = a.value("value");
+  if (v.rank() != 0) a.fail("value", "a scalar");
+  return ops::binary(BinaryOp::add, v, ops::detail::filled(filled_shape_of(a, "dims"), 0.f));  // the value's gradient sums
+}
+
 // ---- tf.shape / tf.size / tf.rank (tf_keras records them as TFOpLambda): the input's run-time dims,
 // the batch's included, as exact integers carried as float32.
 Shape dims_shape(const Args<Shape>& a) { return {static_cast<int64_t>(a.value("input").size())}; }
@@ -187,6 +214,9 @@ std::vector<OpDef> creation_ops() {
       OpDef{nullptr, "shape|compat.v1.shape|shape_v2", {"input", "out_type"}, {}, dims_shape, dims},
       OpDef{nullptr, "size|compat.v1.size|size_v2", {"input", "out_type"}, {}, scalar, size},
       OpDef{nullptr, "rank", {"input"}, {}, scalar, rank},
+      OpDef{nullptr, "zeros", {"shape", "dtype"}, {}, zeros_shape, constant_filled<0>},
+      OpDef{nullptr, "ones", {"shape", "dtype"}, {}, zeros_shape, constant_filled<1>},
+      OpDef{nullptr, "fill", {"dims", "value"}, {}, fill_shape, fill},
   };
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <stdexcept>
 #include <string_view>
@@ -51,6 +52,49 @@ template <>
 Shape Args<Shape>::value_of(const Json& j, const char* name) const {
   if (is_input(j)) return inputs_.at(j["kerascpp_input"].get<size_t>());
   return constant(j, who_, name).first;
+}
+
+template <>
+std::vector<int64_t> Args<Tensor>::ints(const char* name) const {
+  std::vector<int64_t> out;
+  auto walk = [&](const Json& j, auto&& self) -> void {
+    if (is_input(j)) {
+      const Tensor t = inputs_.at(j["kerascpp_input"].get<size_t>());
+      for (int64_t i = 0; i < t.size(); ++i) {
+        const float v = t.data<float>()[i];
+        KCPP_CHECK(std::isfinite(v) && std::fabs(v) < 9.0e15f, ValueError, who_, ": argument '", name,
+                   "' holds a tensor whose value ", v, " is not an integer");
+        out.push_back(static_cast<int64_t>(v));
+      }
+    } else if (j.is_array()) {
+      for (const Json& e : j) self(e, self);
+    } else {
+      check(j.is_number_integer(), name, "integers or tensors of them");
+      out.push_back(j.get<int64_t>());
+    }
+  };
+  walk(json(name), walk);
+  return out;
+}
+
+template <>
+std::vector<int64_t> Args<Shape>::ints(const char* name) const {
+  std::vector<int64_t> out;
+  auto walk = [&](const Json& j, auto&& self) -> void {
+    if (is_input(j)) {
+      const Shape& s = inputs_.at(j["kerascpp_input"].get<size_t>());
+      KCPP_CHECK(s.size() <= 1 && (s.empty() || s[0] >= 0), NotImplementedError, who_, ": argument '", name,
+                 "' is a tensor of shape ", shape_str(s), "; kerascpp needs its length when the graph is built");
+      out.insert(out.end(), s.empty() ? 1 : static_cast<size_t>(s[0]), kComputed);
+    } else if (j.is_array()) {
+      for (const Json& e : j) self(e, self);
+    } else {
+      check(j.is_number_integer(), name, "integers or tensors of them");
+      out.push_back(j.get<int64_t>());
+    }
+  };
+  walk(json(name), walk);
+  return out;
 }
 
 Shape same_shape(const Args<Shape>& a) { return a.value("x"); }

@@ -90,6 +90,10 @@ class Args {
     }
     return out;
   }
+  // An argument of integers (a shape, multiples: an int, a list, or a tensor or list holding tensors
+  // that the graph computes, as tf.shape(x)[0]), flattened: at run time every value (truncated); in
+  // shape inference kComputed where a tensor's value stands (a rank-1 tensor of known length: that many).
+  std::vector<int64_t> ints(const char* name) const;
   // "Operation 'mean' (keras.src.ops.numpy.Mean)", for messages.
   const std::string& who() const { return who_; }
   [[noreturn]] void fail(const char* name, const std::string& what) const {
@@ -112,6 +116,9 @@ class Args {
   const std::string& who_;
   bool keras3_;
 };
+
+// In shape inference, an integer argument's entry that a tensor computes (Args::ints).
+inline constexpr int64_t kComputed = std::numeric_limits<int64_t>::min();
 
 struct OpDef {
   const char* keras;  // the Keras 3 class with its module under keras.src ("ops.numpy.Mean"), or nullptr

@@ -287,25 +287,27 @@ Tensor append(const Args<Tensor>& a) {
   return ops::concatenate({x, y}, axis_in(a, "axis", a.get<int>("axis", 0), x.rank()));
 }
 
-// ---- broadcast_to / ravel
-Shape broadcast_to_shape(const Args<Shape>& a) {
-  const Shape x = a.value("x");
-  const Json& j = a.json("shape");
-  const std::vector<int64_t> target = j.is_number_integer() ? std::vector<int64_t>{j.get<int64_t>()}
-                                                            : a.get<std::vector<int64_t>>("shape", {});
+// ---- broadcast_to / ravel. The shape may hold tensors the graph computes (tf.shape(y)): their dims are
+// unknown until the model runs.
+template <class T>
+Shape broadcast_target(const Args<T>& a, const Shape& x) {
+  const std::vector<int64_t> target = a.ints("shape");
   if (target.size() < x.size()) a.fail("shape", "not a shape of rank >= the input's " + std::to_string(x.size()));
+  for (int64_t t : target)
+    if (t < 0 && t != kComputed) a.fail("shape", "not a shape of dims >= 0");
   for (size_t i = 0; i < x.size(); ++i) {
     const int64_t d = x[x.size() - 1 - i], t = target[target.size() - 1 - i];
-    if (t < 0 || (d >= 0 && d != 1 && d != t)) a.fail("shape", "not a shape the input " + shape_str(x) + " broadcasts to");
+    if (t != kComputed && d >= 0 && d != 1 && d != t) a.fail("shape", "not a shape the input " + shape_str(x) + " broadcasts to");
   }
-  for (int64_t t : target)
-    if (t < 0) a.fail("shape", "not a shape of dims >= 0");
-  return Shape(target.begin(), target.end());
+  Shape out(target.begin(), target.end());
+  for (int64_t& d : out)
+    if (d == kComputed) d = -1;
+  return out;
 }
+Shape broadcast_to_shape(const Args<Shape>& a) { return broadcast_target(a, a.value("x")); }
 Tensor broadcast_to(const Args<Tensor>& a) {
   const Tensor x = a.value("x");
-  const std::vector<Shape> in = {x.shape()};
-  return broadcast(x, broadcast_to_shape(Args<Shape>(Json{{"x", Json{{"kerascpp_input", 0}}}, {"shape", a.json("shape")}}, in, a.who())));
+  return broadcast(x, broadcast_target(a, x.shape()));
 }
 Shape ravel_shape(const Args<Shape>& a) { return {product(a.value("x"))}; }
 Tensor ravel(const Args<Tensor>& a) {

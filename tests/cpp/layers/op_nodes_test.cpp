@@ -217,6 +217,31 @@ TEST(OpNodes, HostileArgumentsAreErrors) {
             std::string::npos);
 }
 
+// Shapes that the graph computes (tf_keras: tf.reshape(x, [tf.shape(x)[0], -1, 2])): unknown dims when
+// the graph is built, the tensor's values when the model runs; gradients flow to x.
+TEST(OpNodes, ComputedShapes) {
+  std::mt19937 g(8);
+  const Tensor x = distinct(g, {2, 3, 4});
+  const Tensor batch = Tensor::from_vector({}, {2.f}), dims = Tensor::from_vector({3}, {2.f, 3.f, 4.f});
+  const LayerPtr r = tf_op("reshape", {in(0)}, {{"shape", {in(1), -1, 2}}});
+  EXPECT_EQ(r->compute_output_shape({{-1, 3, 4}, {}})[0], (Shape{-1, -1, 2}));
+  EXPECT_EQ(r->call({x, batch}, CallContext{})[0].shape(), (Shape{2, 6, 2}));
+  GradientCheck c = check_gradients([&](const std::vector<Tensor>& v) { return r->call({v[0], batch}, CallContext{})[0]; }, {x}, 1e-3);
+  EXPECT_LE(c.max_error, 2e-2);
+  const LayerPtr t = tf_op("tile", {in(0)}, {{"multiples", {1, in(1), 1}}});
+  EXPECT_EQ(t->compute_output_shape({{-1, 3, 4}, {}})[0], (Shape{-1, -1, 4}));
+  EXPECT_EQ(t->call({x, batch}, CallContext{})[0].shape(), (Shape{2, 6, 4}));
+  EXPECT_EQ(tf_op("zeros", {in(0)}, Json::object())->compute_output_shape({{3}})[0], (Shape{-1, -1, -1}));
+  EXPECT_EQ(tf_op("fill", {in(0), 0.5}, Json::object())->call({dims}, CallContext{})[0].shape(), (Shape{2, 3, 4}));
+  EXPECT_EQ(tf_op("broadcast_to", {in(0)}, {{"shape", in(1)}})->call({Tensor::from_vector({4}, {1, 2, 3, 4}), dims}, CallContext{})[0].shape(),
+            (Shape{2, 3, 4}));
+  // A shape tensor of unknown length cannot be built into a graph; a fractional value is an error.
+  EXPECT_NE(error_of([&] { tf_op("zeros", {in(0)}, Json::object())->compute_output_shape({{-1}}); }).find("needs its length"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { r->call({x, Tensor::from_vector({}, {NAN})}, CallContext{}); }).find("is not an integer"),
+            std::string::npos);
+}
+
 // Ops that Keras 3 records and kerascpp refuses say why; an unknown one names the close supported ones.
 TEST(OpNodes, RefusedOpsSayWhy) {
   const Json x0 = Json::array({in(0)});
