@@ -20,22 +20,6 @@ namespace {
 inline const Shape& shape_of(const Shape& s) { return s; }
 inline const Shape& shape_of(const Tensor& t) { return t.shape(); }
 
-// data_format: Keras's "channels_last" / "channels_first" (null: channels_last), or TensorFlow's
-// "NWC", "NHWC", "NDHWC", "NCW", "NCHW", "NCDHW".
-template <class T>
-bool channels_first(const Args<T>& a) {
-  const Json& j = a.json("data_format");
-  if (j.is_null()) return false;
-  if (!j.is_string()) a.fail("data_format", "a string");
-  const std::string s = j.get<std::string>();
-  if (s == "channels_last") return false;
-  if (s == "channels_first") return true;
-  static const std::set<std::string> kLast = {"NWC", "NHWC", "NDHWC"}, kFirst = {"NCW", "NCHW", "NCDHW"};
-  if (!a.keras3() && kLast.count(s)) return false;
-  if (!a.keras3() && kFirst.count(s)) return true;
-  a.fail("data_format", a.keras3() ? "\"channels_last\" or \"channels_first\"" : "one of NWC, NHWC, NDHWC, NCW, NCHW, NCDHW");
-}
-
 // "valid" / "same" in any case; explicit paddings (tf.nn.conv2d's lists) and "causal" are refused.
 template <class T>
 ops::Padding padding_of(const Args<T>& a, const char* fallback) {

@@ -33,13 +33,6 @@ std::vector<int64_t> ints(const Args<T>& a, const char* name, size_t n, int64_t 
   return v;
 }
 
-template <class T>
-bool channels_first(const Args<T>& a) {
-  const Json& j = a.json("data_format");
-  if (j.is_null() || j == "channels_last") return false;
-  if (j == "channels_first") return true;
-  a.fail("data_format", "\"channels_last\" or \"channels_first\"");
-}
 
 // ---- adaptive pooling
 template <class T>

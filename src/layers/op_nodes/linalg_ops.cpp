@@ -638,6 +638,7 @@ Tensor cdist(const Args<Tensor>& a) {
 
 }  // namespace
 
+
 std::vector<OpDef> linalg_ops() {
   std::vector<OpDef> defs = {
       OpDef{"ops.numpy.Einsum", nullptr, {"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "subscripts"}, {}, einsum_shape, einsum},

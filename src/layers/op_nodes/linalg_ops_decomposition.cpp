@@ -8,6 +8,7 @@
 #include <limits>
 #include <numeric>
 
+#include "layers/op_nodes/linalg_svd.h"
 #include "layers/op_nodes/op_node.h"
 #include "ops/tape.h"
 
@@ -66,60 +67,17 @@ Tensor tensor(const std::vector<M>& ms, const Shape& shape) {
 }
 Shape batch_of(const Shape& s) { return Shape(s.begin(), s.end() - 2); }
 
-// ---- thin SVD A = U diag(s) V^T, s descending (one-sided Jacobi on the taller of A, A^T).
+// ---- thin SVD A = U diag(s) V^T, s descending (linalg_svd.h: one-sided Jacobi).
 struct Svd {
   std::vector<double> s;
   M u, v;
 };
 Svd svd(const M& a) {
-  const bool flip = a.r < a.c;
-  const M w0 = flip ? tr(a) : a;
-  const int64_t r = w0.r, c = w0.c;
-  std::vector<std::vector<double>> w(c, std::vector<double>(r)), v(c, std::vector<double>(c, 0.0));
-  for (int64_t j = 0; j < c; ++j) {
-    for (int64_t i = 0; i < r; ++i) w[j][i] = w0(i, j);
-    v[j][j] = 1.0;
-  }
-  auto rotate = [](std::vector<double>& x, std::vector<double>& y, double cs, double sn) {
-    for (size_t i = 0; i < x.size(); ++i) {
-      const double p = x[i], q = y[i];
-      x[i] = cs * p - sn * q;
-      y[i] = sn * p + cs * q;
-    }
-  };
-  for (int sweep = 0; sweep < 80; ++sweep) {
-    bool rotated = false;
-    for (int64_t p = 0; p < c; ++p)
-      for (int64_t q = p + 1; q < c; ++q) {
-        double al = 0, be = 0, ga = 0;
-        for (int64_t i = 0; i < r; ++i) {
-          al += w[p][i] * w[p][i];
-          be += w[q][i] * w[q][i];
-          ga += w[p][i] * w[q][i];
-        }
-        if (ga == 0.0 || std::abs(ga) <= 1e-15 * std::sqrt(al * be)) continue;
-        rotated = true;
-        const double zeta = (be - al) / (2.0 * ga);
-        const double t = (zeta >= 0 ? 1.0 : -1.0) / (std::abs(zeta) + std::sqrt(1.0 + zeta * zeta));
-        const double cs = 1.0 / std::sqrt(1.0 + t * t), sn = cs * t;
-        rotate(w[p], w[q], cs, sn);
-        rotate(v[p], v[q], cs, sn);
-      }
-    if (!rotated) break;
-  }
-  std::vector<double> norm(c);
-  for (int64_t j = 0; j < c; ++j) norm[j] = std::sqrt(std::inner_product(w[j].begin(), w[j].end(), w[j].begin(), 0.0));
-  std::vector<int64_t> order(c);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return norm[x] > norm[y]; });
-  Svd out{std::vector<double>(c), M(r, c), M(c, c)};
-  for (int64_t k = 0; k < c; ++k) {
-    const int64_t j = order[k];
-    out.s[k] = norm[j];
-    for (int64_t i = 0; i < r; ++i) out.u(i, k) = norm[j] > 0 ? w[j][i] / norm[j] : 0.0;
-    for (int64_t i = 0; i < c; ++i) out.v(i, k) = v[j][i];
-  }
-  if (flip) std::swap(out.u, out.v);  // A^T = U S V^T: A = V S U^T
+  linalg::JacobiSvd d = linalg::jacobi_svd(a.v.data(), a.r, a.c);
+  const int64_t k = static_cast<int64_t>(d.s.size());
+  Svd out{std::move(d.s), M(a.r, k), M(a.c, k)};
+  out.u.v = std::move(d.u);
+  out.v.v = std::move(d.v);
   return out;
 }
 // V diag(1 / s) U^T over the singular values `keep` says to keep (n x m).

@@ -429,16 +429,6 @@ Tensor psnr(const Args<Tensor>& a) {
 
 // ---- depth_to_space / space_to_depth: 4D, NHWC as tf.nn; channels_first through transposes.
 template <class T>
-bool channels_first(const Args<T>& a) {
-  const Json& f = a.json("data_format");
-  if (f.is_null()) return false;
-  if (!f.is_string()) a.fail("data_format", "a string");
-  const std::string s = f.get<std::string>();
-  if (s == "channels_last" || s == "NHWC") return false;
-  if (s == "channels_first" || s == "NCHW") return true;
-  a.fail("data_format", "\"channels_last\" or \"channels_first\" (NHWC / NCHW)");
-}
-template <class T>
 int64_t block_of(const Args<T>& a) {
   if (!a.has("block_size")) a.fail("block_size", "given");
   const int64_t b = a.get("block_size", int64_t{0});

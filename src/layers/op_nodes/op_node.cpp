@@ -8,6 +8,8 @@
 #include <string_view>
 
 #include "layers/layer_list.h"
+#include "ops/grad_util.h"
+#include "ops/tape.h"
 
 namespace kerascpp::layers::op_nodes {
 namespace {
@@ -97,6 +99,14 @@ std::vector<int64_t> Args<Shape>::ints(const char* name) const {
   return out;
 }
 
+Tensor broadcast(const Tensor& x, const Shape& shape) {
+  if (x.shape() == shape) return x;
+  Tensor y = ops::detail::broadcast_to(x, shape);
+  if (ops::Recorder* r = ops::tape_for({&x}))
+    r->record("broadcast_to", {x}, y, [s = x.shape()](const Tensor& dy) { return ops::Grads{ops::detail::sum_to(dy, s)}; });
+  return y;
+}
+
 Shape same_shape(const Args<Shape>& a) { return a.value("x"); }
 Shape broadcast_shape(const Args<Shape>& a) { return ops::broadcast_shape(a.value("x"), a.value("y")); }
 void expect_rank(const Args<Shape>& a, const Shape& s, size_t n, const char* what) {
@@ -115,7 +125,7 @@ const Registry& registry() {
     Registry r;
     for (auto family : {elementwise_ops, reduction_ops, array_ops, arrangement_ops, sorting_ops, signal_ops, cumulative_ops,
                         linalg_ops, split_join_ops, nn_ops, conv_pool_ops, numeric_ops, image_ops, creation_ops,
-                        padding_ops, decomposition_ops})
+                        padding_ops, decomposition_ops, factorization_ops})
       for (OpDef& d : family()) r.defs.push_back(std::move(d));
     // A name defined twice is a defect of the families: every use of op nodes fails on it, loudly.
     auto add = [](std::map<std::string, const OpDef*, std::less<>>& m, const std::string& name, const OpDef* d) {
@@ -167,7 +177,7 @@ std::string why_refused(std::string_view cls) {
     for (const char* c : {"numpy.Unique", "numpy.Nonzero", "numpy.Bincount"}) m[std::string("keras.src.ops.") + c] = ragged;
     const char* signs = "its outputs follow the sign and order conventions of TensorFlow's LAPACK / Eigen kernels, "
                         "which kerascpp does not reproduce";
-    for (const char* c : {"linalg.Qr", "linalg.SVD", "linalg.Eigh", "linalg.LuFactor"}) m[std::string("keras.src.ops.") + c] = signs;
+    for (const char* c : {"linalg.Eigh"}) m[std::string("keras.src.ops.") + c] = signs;
     m["keras.src.ops.numpy.Argpartition"] =
         "Keras's TensorFlow backend casts x to int32 and fails on a batch of rows, so it has no result to match";
     m["keras.src.ops.numpy.View"] =

@@ -149,6 +149,7 @@ std::vector<OpDef> image_ops();
 std::vector<OpDef> creation_ops();
 std::vector<OpDef> padding_ops();        // array_ops_padding.cpp
 std::vector<OpDef> decomposition_ops();  // linalg_ops_decomposition.cpp
+std::vector<OpDef> factorization_ops();  // linalg_ops_factorizations.cpp
 
 // Shape functions many ops share: the first tensor's shape; numpy broadcasting of x and y.
 Shape same_shape(const Args<Shape>& a);
@@ -185,6 +186,24 @@ using KeptReduction = std::function<Tensor(const Tensor&, const std::vector<int>
 Tensor reduced(const Args<Tensor>& a, const Tensor& x, const KeptReduction& f);
 Tensor max_kept(const Tensor& x, const std::vector<int>& axes);
 Tensor min_kept(const Tensor& x, const std::vector<int>& axes);
+
+// data_format: Keras's "channels_last" / "channels_first" (null: channels_last), or TensorFlow's
+// "NWC", "NHWC", "NDHWC", "NCW", "NCHW", "NCDHW".
+template <class T>
+bool channels_first(const Args<T>& a) {
+  const Json& j = a.json("data_format");
+  if (j.is_null()) return false;
+  if (!j.is_string()) a.fail("data_format", "a string");
+  const std::string s = j.get<std::string>();
+  if (s == "channels_last") return false;
+  if (s == "channels_first") return true;
+  if (!a.keras3() && (s == "NWC" || s == "NHWC" || s == "NDHWC")) return false;
+  if (!a.keras3() && (s == "NCW" || s == "NCHW" || s == "NCDHW")) return true;
+  a.fail("data_format", a.keras3() ? "\"channels_last\" or \"channels_first\"" : "one of NWC, NHWC, NDHWC, NCW, NCHW, NCDHW");
+}
+
+// x broadcast (numpy rules) to `shape`, differentiable: the gradient sums dy back to x's shape.
+Tensor broadcast(const Tensor& x, const Shape& shape);
 
 // x cast to the dtype that the op's argument `param` names, its values as Keras's tensor would hold
 // them (elementwise_ops.cpp): float16 rounding, integer truncation, bool as 1 / 0.

@@ -27,15 +27,6 @@ int64_t product(const Shape& s) {
   return n;
 }
 
-// x broadcast (numpy rules) to `shape`; the gradient sums dy back to x's shape.
-Tensor broadcast(const Tensor& x, const Shape& shape) {
-  if (x.shape() == shape) return x;
-  Tensor y = ops::detail::broadcast_to(x, shape);
-  if (ops::Recorder* r = ops::tape_for({&x}))
-    r->record("broadcast_to", {x}, y, [s = x.shape()](const Tensor& dy) { return ops::Grads{ops::detail::sum_to(dy, s)}; });
-  return y;
-}
-
 // ---- split family: the sizes of the pieces along the axis (-1 where the axis's size is unknown).
 // sections: an int (equal pieces; array_split: the first n % k one longer), else a list of split
 // points (Keras 3 / numpy) or, for tf.split (sizes=true), of sizes with at most one -1.

@@ -19,14 +19,6 @@ int64_t product(Shape::const_iterator b, Shape::const_iterator e) {
   return n;
 }
 
-Tensor broadcast(const Tensor& x, const Shape& shape) {
-  if (x.shape() == shape) return x;
-  Tensor y = ops::detail::broadcast_to(x, shape);
-  if (ops::Recorder* r = ops::tape_for({&x}))
-    r->record("broadcast_to", {x}, y, [s = x.shape()](const Tensor& dy) { return ops::Grads{ops::detail::sum_to(dy, s)}; });
-  return y;
-}
-
 // Integer values carried as float32, as int64 (truncated, as a cast to int).
 int64_t at(const Tensor& t, int64_t i) { return static_cast<int64_t>(t.data<float>()[i]); }
 
