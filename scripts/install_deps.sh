@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DEBS=(build-essential cmake pkg-config libhdf5-dev nlohmann-json3-dev zlib1g-dev libopenblas-dev
-      libdnnl-dev libgtest-dev libbenchmark-dev python3-venv ccache)
+      libdnnl-dev libeigen3-dev libgtest-dev libbenchmark-dev python3-venv ccache)
 missing=()
 for p in "${DEBS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,6 +1,6 @@
 // Linear algebra op nodes whose outputs are a factorization, as TensorFlow's CPU kernels (Eigen)
-// compute it: keras.ops.linalg qr (reduced / complete) / lu_factor / svd(compute_uv=False) and
-// tf.linalg.qr / lu / svd(compute_uv=False). Over the last two dims, every leading dim a batch;
+// compute it: keras.ops.linalg qr (reduced / complete) / lu_factor and tf.linalg.qr / lu (eigh and svd:
+// linalg_ops_eigen.cpp, which calls Eigen itself). Over the last two dims, every leading dim a batch;
 // computed in double precision, returned as float32.
 //
 // - qr: Eigen's HouseholderQR (TF's QrOp): per column j the reflector of makeHouseholder, beta =
@@ -15,14 +15,11 @@
 //   returns its inverse (tf.math.invert_permutation), of one matrix only (that TF op fails on a batch,
 //   so a batch is refused). Indices are carried as float32. TF registers no gradient for Lu: asking
 //   for one throws.
-// - svd: the singular values, descending (linalg_svd.h: one-sided Jacobi), with gradient U diag(ds) V^T.
-//   compute_uv=True is refused: U and V follow the sign conventions of Eigen's SVD, not reproduced.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
 
-#include "layers/op_nodes/linalg_svd.h"
 #include "layers/op_nodes/op_node.h"
 #include "ops/tape.h"
 
@@ -288,55 +285,6 @@ std::vector<Tensor> lu_factor(const Args<Tensor>& a) {
   return {lu, perm};
 }
 
-// ---- singular values.
-template <class T>
-void expect_values_only(const Args<T>& a) {
-  if (a.get("compute_uv", true))
-    KCPP_THROW(NotImplementedError, a.who(), ": argument 'compute_uv'=True is not supported by kerascpp: the singular vectors "
-               "follow the sign conventions of TensorFlow's Eigen SVD kernel, which kerascpp does not reproduce "
-               "(compute_uv=False, the singular values, is supported)");
-  a.get("full_matrices", false);  // a bool; no bearing on the values
-}
-Shape svd_shape(const Args<Shape>& a) {
-  expect_values_only(a);
-  const Shape x = a.value("x");
-  expect_matrices(a, x, "x");
-  Shape out(x.begin(), x.end() - 2);
-  out.push_back(min_dim(x[x.size() - 2], x.back()));
-  return out;
-}
-Tensor singular_values(const Args<Tensor>& a) {
-  const Tensor x = a.value("x");
-  expect_values_only(a);
-  expect_matrices(a, x.shape(), "x");
-  Shape shape(x.shape().begin(), x.shape().end() - 2);
-  shape.push_back(std::min(x.dim(-2), x.dim(-1)));
-  const std::vector<Mat> as = matrices(x);
-  std::vector<linalg::JacobiSvd> ds;
-  Tensor y = Tensor::empty(shape);
-  int64_t at = 0;
-  for (const Mat& m : as) {
-    ds.push_back(linalg::jacobi_svd(m.v.data(), m.r, m.c));
-    for (double s : ds.back().s) y.data<float>()[at++] = static_cast<float>(s);
-  }
-  if (ops::Recorder* r = ops::tape_for({&x}))
-    r->record("svd", {x}, y, [ds, m = x.dim(-2), n = x.dim(-1), shape = x.shape()](const Tensor& dy) {
-      Tensor dx = Tensor::zeros(shape);
-      const int64_t k = std::min(m, n);
-      for (size_t q = 0; q < ds.size(); ++q) {  // U diag(ds) V^T
-        const linalg::JacobiSvd& d = ds[q];
-        float* o = dx.data<float>() + q * m * n;
-        for (int64_t t = 0; t < k; ++t) {
-          const double g = dy.data<float>()[q * k + t];
-          for (int64_t i = 0; i < m; ++i)
-            for (int64_t j = 0; j < n; ++j) o[i * n + j] += static_cast<float>(d.u[i * k + t] * g * d.v[j * k + t]);
-        }
-      }
-      return ops::Grads{dx};
-    });
-  return y;
-}
-
 }  // namespace
 
 std::vector<OpDef> factorization_ops() {
@@ -344,7 +292,6 @@ std::vector<OpDef> factorization_ops() {
       OpDef{"ops.linalg.Qr", nullptr, {"x", "mode"}, {}, nullptr, nullptr, qr_shapes, qr},
       OpDef{nullptr, "linalg.qr", {"x", "full_matrices"}, {{"input", "x"}}, nullptr, nullptr, qr_shapes, qr},
       OpDef{"ops.linalg.LuFactor", "linalg.lu", {"x", "output_idx_type"}, {{"input", "x"}}, nullptr, nullptr, lu_shapes, lu_factor},
-      OpDef{"ops.linalg.SVD", "linalg.svd", {"x", "full_matrices", "compute_uv"}, {{"tensor", "x"}}, svd_shape, singular_values},
   };
 }
 

@@ -125,7 +125,7 @@ const Registry& registry() {
     Registry r;
     for (auto family : {elementwise_ops, reduction_ops, array_ops, arrangement_ops, sorting_ops, signal_ops, cumulative_ops,
                         linalg_ops, split_join_ops, nn_ops, conv_pool_ops, numeric_ops, image_ops, creation_ops,
-                        padding_ops, decomposition_ops, factorization_ops})
+                        padding_ops, decomposition_ops, factorization_ops, eigen_ops})
       for (OpDef& d : family()) r.defs.push_back(std::move(d));
     // A name defined twice is a defect of the families: every use of op nodes fails on it, loudly.
     auto add = [](std::map<std::string, const OpDef*, std::less<>>& m, const std::string& name, const OpDef* d) {
@@ -175,9 +175,6 @@ std::string why_refused(std::string_view cls) {
       m[std::string("keras.src.ops.") + c] = complex;
     const char* ragged = "the length of its output depends on the input's values, and kerascpp's graphs have static shapes";
     for (const char* c : {"numpy.Unique", "numpy.Nonzero", "numpy.Bincount"}) m[std::string("keras.src.ops.") + c] = ragged;
-    const char* signs = "its outputs follow the sign and order conventions of TensorFlow's LAPACK / Eigen kernels, "
-                        "which kerascpp does not reproduce";
-    for (const char* c : {"linalg.Eigh"}) m[std::string("keras.src.ops.") + c] = signs;
     m["keras.src.ops.numpy.Argpartition"] =
         "Keras's TensorFlow backend casts x to int32 and fails on a batch of rows, so it has no result to match";
     m["keras.src.ops.numpy.View"] =

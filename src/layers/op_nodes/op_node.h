@@ -150,6 +150,7 @@ std::vector<OpDef> creation_ops();
 std::vector<OpDef> padding_ops();        // array_ops_padding.cpp
 std::vector<OpDef> decomposition_ops();  // linalg_ops_decomposition.cpp
 std::vector<OpDef> factorization_ops();  // linalg_ops_factorizations.cpp
+std::vector<OpDef> eigen_ops();          // linalg_ops_eigen.cpp
 
 // Shape functions many ops share: the first tensor's shape; numpy broadcasting of x and y.
 Shape same_shape(const Args<Shape>& a);

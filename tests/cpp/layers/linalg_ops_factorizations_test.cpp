@@ -1,5 +1,5 @@
-// Factorization op nodes (linalg_ops_factorizations.cpp): qr / lu_factor / svd(compute_uv=False) and
-// tf.linalg qr / lu / svd. Values as TensorFlow 2 computes them (its Eigen kernels' signs and pivots,
+// Factorization op nodes (linalg_ops_factorizations.cpp): qr / lu_factor and tf.linalg qr / lu, and
+// svd(compute_uv=False) (linalg_ops_eigen.cpp). Values as TensorFlow 2 computes them (its Eigen kernels' signs and pivots,
 // printed by Python), the inferred shapes, each differentiable output's backward against central
 // finite differences, the throwing backward where TensorFlow has no gradient, and the errors for what
 // kerascpp does not run. Forward values against Keras: the ops_factorizations_* fixtures.
@@ -161,12 +161,7 @@ TEST(FactorizationOps, ErrorsNameTheOpAndTheArgument) {
                {"LuFactor", "'x'", "batch", "invert_permutation"});
   expect_error([&] { tf_op("linalg.lu", kX, {{"output_idx_type", "float32"}})->compute_output_shape({{-1, 3, 3}}); },
                {"linalg.lu", "'output_idx_type'"});
-  const LayerPtr uv = keras_op("linalg.SVD", {{"full_matrices", false}, {"compute_uv", true}}, kX);
-  expect_error([&] { uv->compute_output_shape({{-1, 3, 3}}); }, {"SVD", "'compute_uv'=True", "not supported", "sign"});
-  expect_error([&] { run_all(uv, {kS}); }, {"SVD", "'compute_uv'"});
-  expect_error([&] { run_all(tf_op("linalg.svd", kX, Json::object()), {kS}); }, {"linalg.svd", "'compute_uv'"});
-  // Eigh stays refused: its eigenvectors' signs are Eigen's.
-  expect_error([&] { keras_op("linalg.Eigh", Json::object(), kX); }, {"Eigh", "refuses", "sign"});
+  // (svd with its vectors and eigh: linalg_ops_eigen_test.cpp)
 }
 
 }  // namespace
