@@ -2,7 +2,7 @@
 // image.py, and the tf.image functions tf_keras records), part 1: colour spaces (rgb_to_grayscale,
 // rgb_to_hsv, hsv_to_rgb, grayscale_to_rgb), pad / crop (pad_images, crop_images, pad_to_bounding_box,
 // crop_to_bounding_box, central_crop), gaussian_blur, ssim, extract_patches, sobel_edges and tf.image's
-// adjust_brightness / adjust_contrast / adjust_gamma / per_image_standardization. Built from
+// adjust_brightness / adjust_contrast / adjust_hue / adjust_gamma / per_image_standardization. Built from
 // differentiable ops, except the HSV conversions, which record their per-pixel Jacobian. Part 2
 // (image_ops_sampling.cpp): resize, affine / perspective transforms, map_coordinates, scale_and_translate.
 #include <array>
@@ -233,23 +233,56 @@ std::array<Dual, 3> saturate(Dual r, Dual g, Dual b, float k) {
   }
   return {o[0] + m, o[1] + m, o[2] + m};
 }
-Tensor adjust_saturation(const Args<Tensor>& a) {
-  const Tensor x = a.value("image");
-  if (x.rank() < 3 || x.dim(-1) != 3) a.fail("image", "of 3 channels, rank 3 or more (shape " + shape_str(x.shape()) + ")");
-  const float k = a.get<float>("saturation_factor", 1.f);
+// ---- tf.image.adjust_hue: TF's AdjustHue kernel per pixel: the hue (in sextants, [0, 6)) from the max,
+// middle and min channels, shifted by 6 delta and wrapped, and the pixel rebuilt from the same min and max.
+std::array<Dual, 3> shift_hue(Dual r, Dual g, Dual b, float delta) {
+  Dual hi, mid, lo;
+  int cat;
+  if (r.v < g.v) {
+    if (b.v < r.v) hi = g, mid = r, lo = b, cat = 1;
+    else if (b.v > g.v) hi = b, mid = g, lo = r, cat = 3;
+    else hi = g, mid = b, lo = r, cat = 2;
+  } else {
+    if (b.v < g.v) hi = r, mid = g, lo = b, cat = 0;
+    else if (b.v > r.v) hi = b, mid = r, lo = g, cat = 4;
+    else hi = r, mid = b, lo = g, cat = 5;
+  }
+  if (hi.v == lo.v) return {r, g, b};  // grey: h = 0, rebuilt as it was
+  const Dual ratio = (mid - lo) / (hi - lo);
+  Dual h = constant(static_cast<float>(cat)) + ((cat & 1) == 0 ? ratio : constant(1.f) - ratio);
+  h = h + constant(delta * 6.f);
+  while (h.v < 0.f) h = h + constant(6.f);
+  while (h.v >= 6.f) h = h - constant(6.f);
+  const int c = static_cast<int>(h.v);
+  Dual t = h - constant(static_cast<float>(c));
+  if ((c & 1) != 0) t = constant(1.f) - t;
+  const Dual m = lo + t * (hi - lo);
+  switch (c) {
+    case 0: return {hi, m, lo};
+    case 1: return {m, hi, lo};
+    case 2: return {lo, hi, m};
+    case 3: return {lo, m, hi};
+    case 4: return {m, lo, hi};
+    default: return {hi, lo, m};
+  }
+}
+
+// Both adjustments, pixel by pixel through f, with the per-pixel Jacobian for the backward.
+template <typename F>
+Tensor per_pixel(const Tensor& x, const char* name, F f) {
   const int64_t n = x.size() / 3;
   Tensor y = Tensor::empty(x.shape());
   std::vector<float> jac(static_cast<size_t>(9 * n));  // per pixel d out_i / d in_j
   for (int64_t p = 0; p < n; ++p) {
     const float* q = x.data<float>() + 3 * p;
-    const std::array<Dual, 3> o = saturate({q[0], {1.f, 0.f, 0.f}}, {q[1], {0.f, 1.f, 0.f}}, {q[2], {0.f, 0.f, 1.f}}, k);
+    const std::array<Dual, 3> o = f(Dual{q[0], {1.f, 0.f, 0.f}}, Dual{q[1], {0.f, 1.f, 0.f}}, Dual{q[2], {0.f, 0.f, 1.f}});
     for (int i = 0; i < 3; ++i) {
       y.data<float>()[3 * p + i] = o[i].v;
       for (int j = 0; j < 3; ++j) jac[9 * p + 3 * i + j] = o[i].d[j];
     }
   }
   if (ops::Recorder* r = ops::tape_for({&x}))
-    r->record("adjust_saturation", {x}, y, [jac = std::move(jac), shape = x.shape(), n](const Tensor& dy) {
+    r->record(name, {x}, y, [jac = std::move(jac), shape = x.shape(), n](const Tensor& dy) {
       Tensor dx = Tensor::zeros(shape);
       for (int64_t p = 0; p < n; ++p)
         for (int i = 0; i < 3; ++i)
@@ -257,6 +290,19 @@ Tensor adjust_saturation(const Args<Tensor>& a) {
       return ops::Grads{dx};
     });
   return y;
+}
+Tensor adjust_hue(const Args<Tensor>& a) {
+  const Tensor x = a.value("image");
+  if (x.rank() < 3 || x.dim(-1) != 3) a.fail("image", "of 3 channels, rank 3 or more (shape " + shape_str(x.shape()) + ")");
+  const float delta = a.get<float>("delta", 0.f);
+  if (!(delta >= -1.f && delta <= 1.f)) a.fail("delta", "in [-1, 1]");
+  return per_pixel(x, "adjust_hue", [delta](Dual r, Dual g, Dual b) { return shift_hue(r, g, b, delta); });
+}
+Tensor adjust_saturation(const Args<Tensor>& a) {
+  const Tensor x = a.value("image");
+  if (x.rank() < 3 || x.dim(-1) != 3) a.fail("image", "of 3 channels, rank 3 or more (shape " + shape_str(x.shape()) + ")");
+  const float k = a.get<float>("saturation_factor", 1.f);
+  return per_pixel(x, "adjust_saturation", [k](Dual r, Dual g, Dual b) { return saturate(r, g, b, k); });
 }
 
 // ---- pad_images / crop_images (Keras 3) and pad_to_bounding_box / crop_to_bounding_box / central_crop.
@@ -648,6 +694,7 @@ std::vector<OpDef> image_ops() {
       OpDef{nullptr, "image.adjust_brightness", {"image", "delta"}, {}, image_same, adjust_brightness},
       OpDef{nullptr, "image.adjust_contrast", {"images", "contrast_factor"}, {}, rank3_same, adjust_contrast},
       OpDef{nullptr, "image.adjust_saturation", {"image", "saturation_factor"}, {}, image_same, adjust_saturation},
+      OpDef{nullptr, "image.adjust_hue", {"image", "delta"}, {}, image_same, adjust_hue},
       OpDef{nullptr, "image.adjust_gamma", {"image", "gamma", "gain"}, {}, image_same, adjust_gamma},
       OpDef{nullptr, "image.per_image_standardization", {"image"}, {}, rank3_same, per_image_standardization},
   };

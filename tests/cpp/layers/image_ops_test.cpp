@@ -43,6 +43,8 @@ TEST(ImageOps, ColorGradients) {
   expect_gradients(tf_op("image.grayscale_to_rgb", kX0, Json::object()), {distinct(g, {2, 3, 4, 1})});
   expect_gradients(tf_op("image.adjust_brightness", kX0, {{"delta", 0.3}}), {rgb});
   expect_gradients(tf_op("image.adjust_contrast", kX0, {{"contrast_factor", 1.7}}), {rgb});
+  expect_gradients(tf_op("image.adjust_hue", kX0, {{"delta", 0.2}}), {rgb});
+  expect_gradients(tf_op("image.adjust_hue", kX0, {{"delta", -0.3}}), {rgb});  // (no pixel near a sextant edge)
   expect_gradients(tf_op("image.adjust_saturation", kX0, {{"saturation_factor", 0.7}}), {rgb});
   expect_gradients(tf_op("image.adjust_saturation", kX0, {{"saturation_factor", 1.15}}),
                    {distinct(g, {2, 2, 2, 3}, true)});  // S <= 1 - 0.2 / 1.2: scaled, still below the clip at 1
