@@ -18,40 +18,16 @@ namespace {
 constexpr double kEps32 = 1.1920928955078125e-07;  // np.finfo(float32).eps
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// ---- small dense matrices in double, row-major.
-struct M {
-  int64_t r = 0, c = 0;
-  std::vector<double> v;
-  M() = default;
-  M(int64_t rows, int64_t cols) : r(rows), c(cols), v(rows * cols, 0.0) {}
-  double& operator()(int64_t i, int64_t j) { return v[i * c + j]; }
-  double operator()(int64_t i, int64_t j) const { return v[i * c + j]; }
-};
+using M = linalg::Mat;
+using linalg::lin;
+using linalg::mul;
+using linalg::tr;
+
 M eye(int64_t n) {
   M e(n, n);
   for (int64_t i = 0; i < n; ++i) e(i, i) = 1.0;
   return e;
 }
-M tr(const M& a) {
-  M t(a.c, a.r);
-  for (int64_t i = 0; i < a.r; ++i) for (int64_t j = 0; j < a.c; ++j) t(j, i) = a(i, j);
-  return t;
-}
-M mul(const M& a, const M& b) {
-  M p(a.r, b.c);
-  for (int64_t i = 0; i < a.r; ++i)
-    for (int64_t l = 0; l < a.c; ++l) {
-      const double x = a(i, l);
-      for (int64_t j = 0; j < b.c; ++j) p(i, j) += x * b(l, j);
-    }
-  return p;
-}
-M lin(const M& a, double s, const M& b) {  // a + s b
-  M p = a;
-  for (size_t i = 0; i < p.v.size(); ++i) p.v[i] += s * b.v[i];
-  return p;
-}
-
 // A tensor (..., r, c) as its matrices, and back.
 std::vector<M> matrices(const Tensor& t) {
   const int64_t r = t.dim(-2), c = t.dim(-1), n = r * c == 0 ? 0 : t.size() / (r * c);

@@ -20,6 +20,7 @@
 #include <limits>
 #include <numeric>
 
+#include "layers/op_nodes/linalg_svd.h"
 #include "layers/op_nodes/op_node.h"
 #include "ops/tape.h"
 
@@ -27,34 +28,11 @@ namespace kerascpp::layers::op_nodes {
 namespace {
 
 // ---- small dense matrices in double, row-major.
-struct Mat {
-  int64_t r = 0, c = 0;
-  std::vector<double> v;
-  Mat() = default;
-  Mat(int64_t rows, int64_t cols) : r(rows), c(cols), v(rows * cols, 0.0) {}
-  double& operator()(int64_t i, int64_t j) { return v[i * c + j]; }
-  double operator()(int64_t i, int64_t j) const { return v[i * c + j]; }
-};
-Mat tr(const Mat& a) {
-  Mat t(a.c, a.r);
-  for (int64_t i = 0; i < a.r; ++i)
-    for (int64_t j = 0; j < a.c; ++j) t(j, i) = a(i, j);
-  return t;
-}
-Mat mul(const Mat& a, const Mat& b) {
-  Mat p(a.r, b.c);
-  for (int64_t i = 0; i < a.r; ++i)
-    for (int64_t l = 0; l < a.c; ++l) {
-      const double x = a(i, l);
-      for (int64_t j = 0; j < b.c; ++j) p(i, j) += x * b(l, j);
-    }
-  return p;
-}
-Mat lin(const Mat& a, double s, const Mat& b) {  // a + s b
-  Mat p = a;
-  for (size_t i = 0; i < p.v.size(); ++i) p.v[i] += s * b.v[i];
-  return p;
-}
+using linalg::Mat;
+using linalg::lin;
+using linalg::mul;
+using linalg::tr;
+
 Mat cols(const Mat& a, int64_t from, int64_t to) {  // a[:, from:to]
   Mat p(a.r, to - from);
   for (int64_t i = 0; i < a.r; ++i)

@@ -1,6 +1,6 @@
-// The thin singular value decomposition the linalg op nodes share (linalg_ops_decomposition.cpp's
-// pinv / lstsq / matrix_rank, linalg_ops_factorizations.cpp's svd(compute_uv=False)): one-sided
-// Jacobi on the taller of A, A^T, in double precision.
+// What the linalg op nodes that compute in double share (linalg_ops_decomposition.cpp's pinv / lstsq /
+// matrix_rank, linalg_ops_factorizations.cpp's qr / lu): small dense matrices, and the thin singular
+// value decomposition by one-sided Jacobi on the taller of A, A^T.
 #pragma once
 
 #include <algorithm>
@@ -11,6 +11,38 @@
 #include <vector>
 
 namespace kerascpp::layers::op_nodes::linalg {
+
+// Small dense matrices in double, row-major, for the linalg op nodes' own factorizations and their
+// gradients (linalg_ops_decomposition.cpp, linalg_ops_factorizations.cpp).
+struct Mat {
+  int64_t r = 0, c = 0;
+  std::vector<double> v;
+  Mat() = default;
+  Mat(int64_t rows, int64_t cols) : r(rows), c(cols), v(rows * cols, 0.0) {}
+  double& operator()(int64_t i, int64_t j) { return v[i * c + j]; }
+  double operator()(int64_t i, int64_t j) const { return v[i * c + j]; }
+};
+inline Mat tr(const Mat& a) {
+  Mat t(a.c, a.r);
+  for (int64_t i = 0; i < a.r; ++i)
+    for (int64_t j = 0; j < a.c; ++j) t(j, i) = a(i, j);
+  return t;
+}
+inline Mat mul(const Mat& a, const Mat& b) {
+  Mat p(a.r, b.c);
+  for (int64_t i = 0; i < a.r; ++i)
+    for (int64_t l = 0; l < a.c; ++l) {
+      const double x = a(i, l);
+      for (int64_t j = 0; j < b.c; ++j) p(i, j) += x * b(l, j);
+    }
+  return p;
+}
+inline Mat lin(const Mat& a, double s, const Mat& b) {  // a + s b
+  Mat p = a;
+  for (size_t i = 0; i < p.v.size(); ++i) p.v[i] += s * b.v[i];
+  return p;
+}
+
 
 // A = U diag(s) V^T of a row-major r x c matrix: s descending (k = min(r, c) values), U (r x k) and
 // V (c x k) row-major, their columns orthonormal (a zero singular value's U column is zero).
