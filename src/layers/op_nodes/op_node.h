@@ -64,10 +64,10 @@ class Args {
     check(!is_input(j) && (j.is_primitive() || j.is_array()), name, "a constant");
     if constexpr (std::is_integral_v<V> && !std::is_same_v<V, bool>) {  // never narrowed: 2^32 - 1 is not -1
       check(j.is_number_integer(), name, "an integer");
-      const bool fits = j.is_number_unsigned() ? j.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<V>::max())
-                                               : j.get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<V>::min()) &&
-                                                     j.get<int64_t>() <= static_cast<int64_t>(std::numeric_limits<V>::max());
-      check(fits, name, "an integer in range");
+      // JSON keeps a parsed non-negative integer unsigned and a built one signed; either may meet a
+      // signed or an unsigned target, so compare by value (std::in_range), never through a cast.
+      check(j.is_number_unsigned() ? std::in_range<V>(j.get<uint64_t>()) : std::in_range<V>(j.get<int64_t>()), name,
+            "an integer in range");
     }
     try {
       return j.get<V>();
@@ -83,9 +83,10 @@ class Args {
     std::vector<int> out;
     check(j.is_array(), name, "an int, a list of ints or None");
     for (const Json& e : j) {
-      const bool fits = e.is_number_unsigned() ? e.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int>::max())
-                                               : e.is_number_integer() && e.get<int64_t>() == static_cast<int>(e.get<int64_t>());
-      check(fits, name, "a list of ints");
+      check(e.is_number_unsigned()  ? std::in_range<int>(e.get<uint64_t>())
+            : e.is_number_integer() ? std::in_range<int>(e.get<int64_t>())
+                                    : false,
+            name, "a list of ints");
       out.push_back(e.get<int>());
     }
     return out;

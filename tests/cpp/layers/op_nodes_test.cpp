@@ -10,6 +10,7 @@
 #include "../test_errors.h"
 #include "kerascpp/autodiff.h"
 #include "kerascpp/kerascpp.h"
+#include "layers/op_nodes/op_node.h"
 #include "op_node_testing.h"
 
 namespace kerascpp {
@@ -215,6 +216,26 @@ TEST(OpNodes, HostileArgumentsAreErrors) {
   EXPECT_NE(axis.find("argument 'axis' is not a list of ints"), std::string::npos) << axis;
   EXPECT_NE(error_of([&] { Tensor::empty({int64_t(1) << 40, int64_t(1) << 40}); }).find("more elements than kerascpp can count"),
             std::string::npos);
+}
+
+// Integer arguments are checked by value whichever way JSON holds them (a parsed file keeps 3 unsigned,
+// a config built in code keeps it signed) and whatever the target type.
+TEST(OpNodes, IntegerArgumentsFitByValue) {
+  const std::vector<Shape> none;
+  const std::string who = "Operation 'test'";
+  const Json parsed = Json::parse(R"({"n": 3, "neg": -2, "big": 18446744073709551615})");
+  const Json built = {{"n", int64_t{3}}, {"neg", int64_t{-2}}, {"big", std::numeric_limits<uint64_t>::max()}};
+  for (const Json* bound : {&parsed, &built}) {
+    const layers::op_nodes::Args<Shape> a(*bound, none, who);
+    EXPECT_EQ(a.get<int>("n", 0), 3);
+    EXPECT_EQ(a.get<uint64_t>("n", 0), 3u);
+    EXPECT_EQ(a.get<size_t>("n", 0), 3u);
+    EXPECT_EQ(a.get<int64_t>("neg", 0), -2);
+    EXPECT_EQ(a.get<uint64_t>("big", 0), std::numeric_limits<uint64_t>::max());
+    EXPECT_NE(error_of([&] { a.get<uint64_t>("neg", 0); }).find("argument 'neg' is not an integer in range"), std::string::npos);
+    EXPECT_NE(error_of([&] { a.get<int64_t>("big", 0); }).find("argument 'big' is not an integer in range"), std::string::npos);
+    EXPECT_NE(error_of([&] { a.get<uint8_t>("neg", 0); }).find("not an integer in range"), std::string::npos);
+  }
 }
 
 // Shapes that the graph computes (tf_keras: tf.reshape(x, [tf.shape(x)[0], -1, 2])): unknown dims when
