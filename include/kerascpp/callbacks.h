@@ -114,6 +114,9 @@ class ProgbarLogger : public Callback {
 class ModelCheckpoint : public Callback {
  public:
   ModelCheckpoint(std::string filepath, const Json& kwargs = Json::object());
+  void on_train_begin(Logs& logs) override;
+  void on_epoch_begin(int epoch, Logs& logs) override;
+  void on_train_batch_end(int64_t batch, Logs& logs) override;
   void on_epoch_end(int epoch, Logs& logs) override;
   // The best monitored value so far (initial_value_threshold at first); NaN while there is none
   // (Keras's None).
@@ -125,6 +128,10 @@ class ModelCheckpoint : public Callback {
   bool op_set_ = false, warned_ = false;  // Keras sets monitor_op at the first epoch end; warns once
   int verbose_ = 0;
   std::optional<double> best_;
+  int64_t save_freq_ = 0, batches_since_save_ = 0;  // save_freq 0: "epoch"
+  std::optional<int64_t> last_batch_;
+  int current_epoch_ = 0;
+  void save(int epoch, std::optional<int64_t> batch, const Logs& logs);
 };
 
 // keras.callbacks.EarlyStopping(monitor="val_loss", min_delta=0, patience=0, verbose=0, mode="auto",

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kerascpp/callbacks.h"
+#include "kerascpp/dataset.h"
 #include "kerascpp/keras_tensor.h"
 #include "kerascpp/layer.h"
 #include "kerascpp/losses.h"
@@ -57,6 +58,16 @@ struct FitOptions {
   double validation_split = 0;
   std::vector<Tensor> validation_x, validation_y;  // validation_data; wins over validation_split
   Tensor validation_sample_weight;
+  Dataset* validation_dataset = nullptr;  // validation_data as a Dataset; wins over validation_x
+  // Batches per epoch: 0 reads a whole pass of the data each epoch; n reads n batches, going on where the
+  // previous epoch stopped and starting a new pass when one ends (Keras's steps_per_epoch). A source
+  // that runs out first ends training after that epoch with Keras's warning.
+  int64_t steps_per_epoch = 0;
+  int64_t validation_steps = 0;       // 0: the whole validation data
+  int64_t validation_batch_size = 0;  // validation arrays' batch size; 0: batch_size
+  // Validate after every validation_freq-th epoch, or after the epochs listed (1-based) when given.
+  int validation_freq = 1;
+  std::vector<int> validation_epochs;
   bool shuffle = true;
   std::map<int64_t, double> class_weight;
   Tensor sample_weight;
@@ -76,6 +87,7 @@ struct EvaluateOptions {
   std::vector<callbacks::CallbackPtr> callbacks;
   std::ostream* out = nullptr;
   RnnStates* states = nullptr;  // as FitOptions::states
+  int64_t steps = 0;  // batches to read; 0: the whole data
 };
 
 // Which Keras reads the saved file back: Keras 3 (default), or Keras 2 (tf.keras / tf-keras, and
@@ -201,8 +213,14 @@ class Model {
   // x, y: one tensor per model input / output, samples on axis 0. Returns the History.
   std::shared_ptr<callbacks::History> fit(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
                                           const FitOptions& options = {});
+  // The same fed by a Dataset (Keras's fit(x=dataset)): its batches, their sample weights; validation_split,
+  // shuffle and sample_weight do not apply (class_weight does, to batches without sample weights).
+  std::shared_ptr<callbacks::History> fit(Dataset& data, const FitOptions& options = {});
   // The loss and metrics over the data: {"loss": ..., "accuracy": ...}.
   Logs evaluate(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const EvaluateOptions& options = {});
+  Logs evaluate(Dataset& data, const EvaluateOptions& options = {});
+  // The outputs over one pass of the data (or `steps` batches), each batch's x, concatenated.
+  std::vector<Tensor> predict(Dataset& data, int64_t steps = 0) const;
   // One gradient step on this batch; the batch's loss and metrics (metrics reset first, as Keras's
   // reset_metrics=True).
   // states: as FitOptions::states.

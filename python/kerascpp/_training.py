@@ -1,11 +1,12 @@
 """Model.compile / fit / evaluate / train_on_batch / test_on_batch, as in Keras 3, over the engine's
-training (src/training). Arrays only: generators and datasets are not supported. fit and evaluate run
-with the GIL released; Python callbacks and custom layers take it back when they run."""
+training (src/training). Data: arrays (or lists / dicts of them), or a PyDataset, generator or
+tf.data.Dataset (_data.py), read one batch ahead on the engine's input thread. fit and evaluate run with
+the GIL released; Python callbacks, custom layers and data sources take it back when they run."""
 import json
 
 import numpy as np
 
-from . import _kerascpp, _json
+from . import _data, _kerascpp, _json
 from . import callbacks as callbacks_module
 from . import losses as losses_module
 from . import metrics as metrics_module
@@ -20,10 +21,18 @@ def _verbose(verbose):
 
 def _check_arrays(x, what):
     if x is None:
-        raise ValueError(f"kerascpp trains on arrays: `{what}` must be given. Received: {what}=None")
-    if hasattr(x, "__next__") or type(x).__name__ in ("DatasetV2", "_BatchDataset", "PyDataset", "Sequence"):
-        raise NotImplementedError(f"kerascpp trains on numpy arrays (or lists / dicts of them) only. "
-                                  f"Received: {what} of type {type(x).__name__}")
+        raise ValueError(f"kerascpp trains on arrays or datasets: `{what}` must be given. Received: {what}=None")
+
+
+def _validation_freq(freq):
+    if isinstance(freq, int) and not isinstance(freq, bool):
+        if freq < 1:
+            raise ValueError(f"Expected a positive `validation_freq`. Received: validation_freq={freq}")
+        return freq, []
+    if isinstance(freq, (list, tuple, set)):
+        return 1, sorted(int(e) for e in freq)
+    raise ValueError(f"Expected `validation_freq` to be a list or int. Received: validation_freq={freq} of the "
+                     f"type {type(freq)}.")
 
 
 def _one_sample_weight(sample_weight, what="sample_weight"):
@@ -139,6 +148,14 @@ class TrainingMixin:
         _check_arrays(y, "y")
         return self._as_list(y, list(self._m.output_names), "output")
 
+    def _standardize(self, x, y, sample_weight):
+        """A dataset's batch as the engine's lists."""
+        return (self._input_list(x), None if y is None else self._targets(y),
+                None if sample_weight is None else _one_sample_weight(sample_weight))
+
+    def _source(self, x, shuffle=False, steps=None, **array_args):
+        return _data.source_for(x, self._standardize, shuffle, steps, **array_args)
+
     def _engine_callbacks(self, callbacks):
         cbs = list(callbacks or [])
         for cb in cbs:
@@ -163,26 +180,44 @@ class TrainingMixin:
         unknown = set(kwargs) - _KERAS2_FIT_ARGS
         if unknown:
             raise TypeError(f"fit() got unexpected keyword argument(s): {sorted(unknown)}")
-        if steps_per_epoch is not None or validation_steps is not None:
-            raise NotImplementedError("kerascpp trains on arrays in batches of batch_size: steps_per_epoch and "
-                                      "validation_steps are not supported")
-        if validation_freq != 1:
-            raise NotImplementedError(f"kerascpp validates after every epoch. Received: validation_freq={validation_freq}")
-        _check_arrays(x, "x")
-        xs, ys = self._input_list(x), self._targets(y)
-        vx = vy = vsw = None
-        if validation_data is not None:
-            if not isinstance(validation_data, (list, tuple)) or len(validation_data) not in (2, 3):
-                raise ValueError("validation_data must be a tuple (x_val, y_val) or (x_val, y_val, "
-                                 f"val_sample_weight). Received: {type(validation_data).__name__}")
-            vx, vy = self._input_list(validation_data[0]), self._targets(validation_data[1])
-            if len(validation_data) == 3:
-                vsw = _one_sample_weight(validation_data[2], "validation sample_weight")
-        batch_size = int(batch_size or 32)
-        engine = self._engine_callbacks(callbacks)
-        native = _kerascpp.fit(self._m, xs, ys, batch_size, int(epochs), _verbose(verbose), engine,
-                               float(validation_split), vx, vy, vsw, bool(shuffle), _class_weight(class_weight),
-                               _one_sample_weight(sample_weight), int(initial_epoch), self._rnn_states())
+        freq, freq_epochs = _validation_freq(validation_freq)
+        sources = []
+        try:
+            if _data.is_source(x):
+                if validation_split:
+                    raise ValueError("`validation_split` is only supported for Tensors or NumPy arrays. "
+                                     f"Found: x={type(x).__name__}")
+                train = self._source(x, bool(shuffle), steps_per_epoch, y=y, sample_weight=sample_weight,
+                                     class_weight=class_weight)
+                sources.append(train)
+                xs, ys = train, None
+            else:
+                _check_arrays(x, "x")
+                xs, ys = self._input_list(x), self._targets(y)
+            vx = vy = vsw = None
+            if _data.is_source(validation_data):
+                vx = self._source(validation_data, False, validation_steps)
+                sources.append(vx)
+            elif validation_data is not None:
+                if not isinstance(validation_data, (list, tuple)) or len(validation_data) not in (2, 3):
+                    raise ValueError("validation_data must be a tuple (x_val, y_val) or (x_val, y_val, "
+                                     f"val_sample_weight), or a dataset. Received: {type(validation_data).__name__}")
+                vx, vy = self._input_list(validation_data[0]), self._targets(validation_data[1])
+                if len(validation_data) == 3:
+                    vsw = _one_sample_weight(validation_data[2], "validation sample_weight")
+            batch_size = int(batch_size or 32)
+            engine = self._engine_callbacks(callbacks)
+            native = _kerascpp.fit(self._m, xs, ys, batch_size, int(epochs), _verbose(verbose), engine,
+                                   float(validation_split), vx, vy, vsw, bool(shuffle), _class_weight(class_weight),
+                                   _one_sample_weight(sample_weight), int(initial_epoch), self._rnn_states(),
+                                   from_source=bool(sources) and xs is sources[0],
+                                   validation_from_source=isinstance(vx, _data._Source),
+                                   steps_per_epoch=int(steps_per_epoch or 0), validation_steps=int(validation_steps or 0),
+                                   validation_batch_size=int(validation_batch_size or 0), validation_freq=freq,
+                                   validation_epochs=freq_epochs)
+        finally:
+            for source in sources:
+                getattr(source, "close", lambda: None)()
         history = callbacks_module.History()
         history.set_model(self)
         history.set_params(native.params)
@@ -197,13 +232,19 @@ class TrainingMixin:
         unknown = set(kwargs) - _KERAS2_FIT_ARGS
         if unknown:
             raise TypeError(f"evaluate() got unexpected keyword argument(s): {sorted(unknown)}")
-        if steps is not None:
-            raise NotImplementedError("kerascpp evaluates arrays in batches of batch_size: steps is not supported")
+        engine = self._engine_callbacks(callbacks)
+        if _data.is_source(x):
+            source = self._source(x, False, steps, y=y, sample_weight=sample_weight)
+            try:
+                logs = _kerascpp.evaluate(self._m, source, None, 0, _verbose(verbose), None, engine, self._rnn_states(),
+                                          from_source=True, steps=int(steps or 0))
+            finally:
+                getattr(source, "close", lambda: None)()
+            return self._result(logs, return_dict)
         _check_arrays(x, "x")
         xs, ys = self._input_list(x), self._targets(y)
         logs = _kerascpp.evaluate(self._m, xs, ys, int(batch_size or 32), _verbose(verbose),
-                                  _one_sample_weight(sample_weight), self._engine_callbacks(callbacks),
-                                  self._rnn_states())
+                                  _one_sample_weight(sample_weight), engine, self._rnn_states(), steps=int(steps or 0))
         return self._result(logs, return_dict)
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):

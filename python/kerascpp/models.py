@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from . import _kerascpp
+from . import _data, _kerascpp
 from ._builder import CLASSES, KerasTensor, NativeLayer, _next_seed, _symbolic, call_symbolic
 from ._training import TrainingMixin
 
@@ -98,7 +98,18 @@ class Model(TrainingMixin):
             self._states.reset_states()
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
-        return self._outputs(self._m.predict(self._input_list(x), int(batch_size or 32), self._rnn_states()))
+        if _data.is_source(x):  # each batch's x (targets are ignored), read ahead on the engine's input thread
+            if self._m.stateful:
+                raise NotImplementedError(f"Model '{self.name}' has stateful layers: kerascpp predicts it from arrays")
+            source = _data.source_for(x, lambda x, y, sw: (self._input_list(x), None, None), False, steps)
+            try:
+                return self._outputs(_kerascpp.predict_source(self._m, source, int(steps or 0)))
+            finally:
+                getattr(source, "close", lambda: None)()
+        xs, batch_size = self._input_list(x), int(batch_size or 32)
+        if steps is not None:  # the first `steps` batches, as Keras
+            xs = [np.asarray(a)[:int(steps) * batch_size] for a in xs]
+        return self._outputs(self._m.predict(xs, batch_size, self._rnn_states()))
 
     def __call__(self, inputs, training=None, mask=None):
         if _symbolic(inputs):  # a model called on symbolic tensors is a layer of a new model
@@ -319,12 +330,19 @@ class Sequential(Model):
             self.compile(*args, **kwargs)
 
     def _built_for(self, x):
+        """Builds a deferred Sequential from the data's shape; returns x (a generator: the same batches,
+        the first one read to build)."""
         if self._m is None and x is not None:
-            first = x[0] if isinstance(x, (list, tuple)) else x
+            if _data.is_source(x):
+                x, first = _data.peek_x(x)
+            else:
+                first = x
+            first = first[0] if isinstance(first, (list, tuple)) else first
             self._rebuild(tuple(np.shape(first))[1:])
         if self._m is None:
             raise ValueError(f"Sequential model '{self.name}' has not been built: give it an input (keras.Input "
                              "first, or build(input_shape)) or data")
+        return x
 
     @property
     def name(self):
@@ -344,16 +362,13 @@ class Sequential(Model):
         super().compile(*args, **kwargs)
 
     def predict(self, x, *args, **kwargs):
-        self._built_for(x)
-        return super().predict(x, *args, **kwargs)
+        return super().predict(self._built_for(x), *args, **kwargs)
 
     def fit(self, x=None, y=None, *args, **kwargs):
-        self._built_for(x)
-        return super().fit(x, y, *args, **kwargs)
+        return super().fit(self._built_for(x), y, *args, **kwargs)
 
     def evaluate(self, x=None, y=None, *args, **kwargs):
-        self._built_for(x)
-        return super().evaluate(x, y, *args, **kwargs)
+        return super().evaluate(self._built_for(x), y, *args, **kwargs)
 
     def __call__(self, inputs, training=None, mask=None):
         if not _symbolic(inputs):

@@ -2,6 +2,7 @@
 import numpy as np
 
 from ._builder import set_random_seed as _set_builder_seed
+from ._data import PyDataset, Sequence  # noqa: F401 (keras.utils.PyDataset / Sequence)
 
 
 def set_random_seed(seed):

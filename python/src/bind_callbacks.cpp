@@ -41,7 +41,11 @@ nb::dict params_to_py(const callbacks::Params& params) {
   nb::dict p;
   p["verbose"] = params.verbose;
   p["epochs"] = params.epochs;
-  p["steps"] = params.steps;
+  if (params.steps >= 0) {
+    p["steps"] = params.steps;
+  } else {
+    p["steps"] = nb::none();  // unknown until the data's first pass ends (a generator), as Keras's None
+  }
   return p;
 }
 

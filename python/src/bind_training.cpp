@@ -3,6 +3,7 @@
 // side holds dicts); fit and evaluate run with the GIL released (Python callbacks and custom layers
 // take it back when they run).
 #include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -37,6 +38,40 @@ nb::object result_of(const Tensor& t) {
   nb::object a = to_numpy(t);
   return t.shape().empty() ? a[nb::tuple()] : a;
 }
+
+// A Python data source (kerascpp._data: a PyDataset, a generator, a tf.data.Dataset) as the engine's
+// Dataset: each call takes the GIL; the engine reads it on its input thread while it computes without.
+class PySource final : public Dataset {
+ public:
+  explicit PySource(nb::handle source) : source_(nb::borrow(source)), num_(nb::cast<int64_t>(source.attr("num_batches"))) {}
+  int64_t num_batches() const override { return num_; }
+  void begin_pass() override {
+    nb::gil_scoped_acquire gil;
+    source_.attr("begin_pass")();
+  }
+  std::optional<Batch> next() override {
+    nb::gil_scoped_acquire gil;
+    nb::object b = source_.attr("next")();
+    if (b.is_none()) return std::nullopt;
+    Batch out;
+    out.x = tensors_from(b[0]);
+    if (!b[1].is_none()) out.y = tensors_from(b[1]);
+    if (!b[2].is_none()) out.sample_weight = from_object(b[2]);
+    return out;
+  }
+  void on_epoch_begin() override {
+    nb::gil_scoped_acquire gil;
+    source_.attr("on_epoch_begin")();
+  }
+  void on_epoch_end() override {
+    nb::gil_scoped_acquire gil;
+    source_.attr("on_epoch_end")();
+  }
+
+ private:
+  nb::object source_;
+  int64_t num_;
+};
 
 // A family's one list (optimizer_list.inc, ...) as [(class_name, [arguments], [identifiers])]: the
 // Python package makes its classes from it.
@@ -127,19 +162,29 @@ void bind_model_training(nb::module_& m) {
   }, nb::arg("model"), nb::arg("optimizer"), nb::arg("optimizer_object").none(), nb::arg("loss"),
      nb::arg("loss_objects"), nb::arg("loss_weights"), nb::arg("metrics"), nb::arg("metric_objects"));
 
+  // x: arrays, or a source (kerascpp._data; y is then None). validation_x: arrays, or a source.
   m.def("fit", [](Model& self, nb::handle x, nb::handle y, int64_t batch_size, int epochs, int verbose,
                   std::vector<CallbackPtr> cbs, double validation_split, nb::handle validation_x,
                   nb::handle validation_y, nb::handle validation_sample_weight, bool shuffle,
                   std::map<int64_t, double> class_weight, nb::handle sample_weight, int initial_epoch, RnnStates* states,
-                  uint64_t seed) {
+                  uint64_t seed, bool from_source, bool validation_from_source, int64_t steps_per_epoch,
+                  int64_t validation_steps, int64_t validation_batch_size, int validation_freq,
+                  std::vector<int> validation_epochs) {
     FitOptions o;
+    o.steps_per_epoch = steps_per_epoch;
+    o.validation_steps = validation_steps;
+    o.validation_batch_size = validation_batch_size;
+    o.validation_freq = validation_freq;
+    o.validation_epochs = std::move(validation_epochs);
+    std::optional<PySource> validation_source;
+    if (validation_from_source) o.validation_dataset = &validation_source.emplace(validation_x);
     o.states = states;  // the Python model's stream (a stateful model's; None otherwise)
     o.batch_size = batch_size;
     o.epochs = epochs;
     o.verbose = verbose;
     o.callbacks = std::move(cbs);
     o.validation_split = validation_split;
-    if (!validation_x.is_none()) {
+    if (!validation_x.is_none() && !validation_from_source) {
       o.validation_x = tensors_from(validation_x);
       o.validation_y = tensors_from(validation_y);
       o.validation_sample_weight = optional_tensor(validation_sample_weight);
@@ -149,36 +194,61 @@ void bind_model_training(nb::module_& m) {
     o.sample_weight = optional_tensor(sample_weight);
     o.initial_epoch = initial_epoch;
     o.seed = seed;
-    std::vector<Tensor> xs = tensors_from(x), ys = tensors_from(y);
     std::shared_ptr<callbacks::History> history;
-    {
+    if (from_source) {
+      PySource source(x);
+      nb::gil_scoped_release release;
+      history = self.fit(source, o);
+    } else {
+      std::vector<Tensor> xs = tensors_from(x), ys = tensors_from(y);
       nb::gil_scoped_release release;
       history = self.fit(xs, ys, o);
     }
     return history;
-  }, nb::arg("model"), nb::arg("x"), nb::arg("y"), nb::arg("batch_size"), nb::arg("epochs"), nb::arg("verbose"),
+  }, nb::arg("model"), nb::arg("x"), nb::arg("y").none(), nb::arg("batch_size"), nb::arg("epochs"), nb::arg("verbose"),
      nb::arg("callbacks"), nb::arg("validation_split"), nb::arg("validation_x").none(),
      nb::arg("validation_y").none(), nb::arg("validation_sample_weight").none(), nb::arg("shuffle"),
      nb::arg("class_weight"), nb::arg("sample_weight").none(), nb::arg("initial_epoch"), nb::arg("states").none(),
-     nb::arg("seed") = 0);
+     nb::arg("seed") = 0, nb::arg("from_source") = false, nb::arg("validation_from_source") = false,
+     nb::arg("steps_per_epoch") = 0, nb::arg("validation_steps") = 0, nb::arg("validation_batch_size") = 0,
+     nb::arg("validation_freq") = 1, nb::arg("validation_epochs") = std::vector<int>());
 
   m.def("evaluate", [](Model& self, nb::handle x, nb::handle y, int64_t batch_size, int verbose,
-                       nb::handle sample_weight, std::vector<CallbackPtr> cbs, RnnStates* states) {
+                       nb::handle sample_weight, std::vector<CallbackPtr> cbs, RnnStates* states, bool from_source,
+                       int64_t steps) {
     EvaluateOptions o;
     o.states = states;
     o.batch_size = batch_size;
     o.verbose = verbose;
     o.sample_weight = optional_tensor(sample_weight);
     o.callbacks = std::move(cbs);
-    std::vector<Tensor> xs = tensors_from(x), ys = tensors_from(y);
+    o.steps = steps;
     Logs logs;
-    {
+    if (from_source) {
+      PySource source(x);
+      nb::gil_scoped_release release;
+      logs = self.evaluate(source, o);
+    } else {
+      std::vector<Tensor> xs = tensors_from(x), ys = tensors_from(y);
       nb::gil_scoped_release release;
       logs = self.evaluate(xs, ys, o);
     }
     return logs_to_py(logs);
-  }, nb::arg("model"), nb::arg("x"), nb::arg("y"), nb::arg("batch_size"), nb::arg("verbose"),
-     nb::arg("sample_weight").none(), nb::arg("callbacks"), nb::arg("states").none());
+  }, nb::arg("model"), nb::arg("x"), nb::arg("y").none(), nb::arg("batch_size"), nb::arg("verbose"),
+     nb::arg("sample_weight").none(), nb::arg("callbacks"), nb::arg("states").none(), nb::arg("from_source") = false,
+     nb::arg("steps") = 0);
+
+  m.def("predict_source", [](const Model& self, nb::handle source, int64_t steps) {
+    PySource s(source);
+    std::vector<Tensor> out;
+    {
+      nb::gil_scoped_release release;
+      out = self.predict(s, steps);
+    }
+    nb::list l;
+    for (const Tensor& t : out) l.append(to_numpy(t));
+    return l;
+  }, nb::arg("model"), nb::arg("source"), nb::arg("steps") = 0);
 
   m.def("train_on_batch", [](Model& self, nb::handle x, nb::handle y, nb::handle sample_weight,
                              std::map<int64_t, double> class_weight, RnnStates* states) {

@@ -35,11 +35,7 @@ struct Compiled {
 // Compiled::trainable, taken now when it was not yet since compile.
 const std::vector<VariablePtr>& trainable_weights(const Model& model, Compiled& c);
 
-// The inputs, targets and sample weights of one batch (samples on axis 0).
-struct Batch {
-  std::vector<Tensor> x, y;
-  Tensor sample_weight;  // undefined: all 1
-};
+using kerascpp::Batch;  // kerascpp/dataset.h
 
 // One gradient step: forward in training mode under a tape, loss, gradients, optimizer update,
 // layer state updates, then the loss tracker and metrics. Returns false (and changes no weight)

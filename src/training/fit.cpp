@@ -5,16 +5,22 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <random>
+#include <string>
 
 #include "models/functional.h"
+#include "ops/ops.h"
 #include "training/compiled.h"
+#include "training/epoch_iterator.h"
 
 namespace kerascpp {
 namespace {
 
 using training::Batch;
+using training::ArrayDataset;
 using training::Compiled;
+using training::EpochIterator;
 
 Compiled& compiled_or_throw(const Model& m, Compiled* c, const char* what) {
   KCPP_CHECK(c != nullptr, ValueError, "You must call `compile()` before using the model (", what, " on model '",
@@ -69,15 +75,6 @@ Tensor weights_for(const Tensor& y, const std::map<int64_t, double>& class_weigh
   return w;
 }
 
-Batch batch_of(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sw,
-               const std::vector<int64_t>* order, int64_t start, int64_t count) {
-  Batch b;
-  for (const Tensor& t : x) b.x.push_back(training::take_rows(t, order, start, count));
-  for (const Tensor& t : y) b.y.push_back(training::take_rows(t, order, start, count));
-  if (sw.defined()) b.sample_weight = training::take_rows(sw, order, start, count);
-  return b;
-}
-
 struct CallbackList {
   std::vector<callbacks::CallbackPtr> all;
   template <typename F>
@@ -120,25 +117,6 @@ bool has_terminate_on_nan(const std::vector<callbacks::CallbackPtr>& cbs) {
   return false;
 }
 
-// The evaluation loop shared by evaluate() and fit's validation.
-Logs run_evaluation(Model& m, Compiled& c, const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sw,
-                    int64_t batch_size, CallbackList& cbs, RnnStates* states) {
-  const int64_t n = cardinality(m, x, y, sw);
-  training::reset(c);
-  Logs logs;
-  cbs.each([&](callbacks::Callback& cb) { cb.on_test_begin(logs); });
-  int64_t step = 0;
-  for (int64_t start = 0; start < n; start += batch_size, ++step) {
-    cbs.each([&](callbacks::Callback& cb) { cb.on_test_batch_begin(step, logs); });
-    training::test_step(m, c, batch_of(x, y, sw, nullptr, start, std::min(batch_size, n - start)), states);
-    logs = sorted(training::results(c));
-    cbs.each([&](callbacks::Callback& cb) { cb.on_test_batch_end(step, logs); });
-  }
-  logs = sorted(training::results(c));
-  cbs.each([&](callbacks::Callback& cb) { cb.on_test_end(logs); });
-  return logs;
-}
-
 // A stateful model trains and evaluates with the caller's states, in batches of its fixed batch size
 // (one state per row): batch_size must be that size and the samples whole batches of it.
 void check_states(const Model& m, RnnStates* states, const char* what, const char* option, int64_t n, int64_t batch) {
@@ -152,14 +130,179 @@ void check_states(const Model& m, RnnStates* states, const char* what, const cha
              " and whole batches of it. Received: batch_size=", batch, " and ", n, " samples");
 }
 
+// A kerascpp error of one batch, again with the batch's place in front; other exceptions (a Dataset's
+// own, Python's) pass through unchanged.
+[[noreturn]] void rethrow_at(const std::string& where) {
+  try {
+    throw;
+  } catch (const ValueError& e) {
+    throw ValueError(where + e.what());
+  } catch (const TypeError& e) {
+    throw TypeError(where + e.what());
+  } catch (const NotImplementedError& e) {
+    throw NotImplementedError(where + e.what());
+  } catch (const IOError& e) {
+    throw IOError(where + e.what());
+  }
+}
+
+// How each batch is read and checked: arrays were checked whole; a Dataset's batches one by one.
+struct Feed {
+  training::EpochIterator& it;
+  bool from_dataset;
+  const std::map<int64_t, double>* class_weight;  // applied to a Dataset's batches (arrays: beforehand)
+  RnnStates* states;
+  const char* what;   // "fit", "evaluate", "fit's validation"
+  const char* option;  // where the states go (check_states)
+};
+
+std::string place(const Feed& f, int epoch, int64_t step) {
+  return std::string(f.what) + (epoch >= 0 ? ", epoch " + std::to_string(epoch + 1) : std::string()) + ", batch " +
+         std::to_string(step + 1) + ": ";
+}
+
+// The feed's next batch, checked; nullopt at the end of the epoch.
+std::optional<Batch> next_batch(Model& m, Feed& f, int epoch) {
+  const int64_t step = f.it.step();
+  try {
+    std::optional<Batch> b = f.it.next();
+    if (!b || !f.from_dataset) return b;
+    const int64_t n = cardinality(m, b->x, b->y, b->sample_weight);
+    KCPP_CHECK(n > 0, ValueError, "the dataset gave an empty batch");
+    check_states(m, f.states, f.what, f.option, n, n);
+    if (f.class_weight && !f.class_weight->empty()) {
+      KCPP_CHECK(!b->sample_weight.defined(), ValueError,
+                 "You cannot specify `class_weight` and `sample_weight` at the same time.");
+      b->sample_weight = weights_for(b->y.at(0), *f.class_weight, Tensor());
+    }
+    return b;
+  } catch (...) {
+    rethrow_at(place(f, epoch, step));
+  }
+}
+
+// The evaluation loop shared by evaluate() and fit's validation: a new pass of the feed, its batches
+// (all, or the feed's steps).
+Logs run_evaluation(Model& m, Compiled& c, Feed& f, CallbackList& cbs) {
+  training::reset(c);
+  Logs logs;
+  cbs.each([&](callbacks::Callback& cb) { cb.on_test_begin(logs); });
+  f.it.reset();
+  f.it.begin_epoch();
+  while (std::optional<Batch> b = next_batch(m, f, -1)) {
+    const int64_t step = f.it.step() - 1;
+    cbs.each([&](callbacks::Callback& cb) { cb.on_test_batch_begin(step, logs); });
+    try {
+      training::test_step(m, c, *b, f.states);
+    } catch (...) {
+      rethrow_at(place(f, -1, step));
+    }
+    logs = sorted(training::results(c));
+    cbs.each([&](callbacks::Callback& cb) { cb.on_test_batch_end(step, logs); });
+  }
+  f.it.end_epoch();
+  logs = sorted(training::results(c));
+  cbs.each([&](callbacks::Callback& cb) { cb.on_test_end(logs); });
+  return logs;
+}
+
+// Keras's validation_freq: after every validation_freq-th epoch, or after the listed (1-based) ones.
+bool validates_after(const FitOptions& o, int epoch) {
+  if (!o.validation_epochs.empty())
+    return std::find(o.validation_epochs.begin(), o.validation_epochs.end(), epoch + 1) != o.validation_epochs.end();
+  return (epoch + 1) % o.validation_freq == 0;
+}
+
+// The epochs of fit over a feed (arrays or a Dataset), with validation on `val` (null: none).
+std::shared_ptr<callbacks::History> run_fit(Model& m, Compiled& c, Feed& train, Feed* val, std::mt19937_64& rng,
+                                            const FitOptions& o) {
+  KCPP_CHECK(o.validation_freq > 0, ValueError, "Expected a positive `validation_freq`. Received: validation_freq=",
+             o.validation_freq);
+  std::shared_ptr<callbacks::History> history;
+  CallbackList cbs = make_callbacks(m, o.callbacks, o.verbose, o.epochs, train.it.num_batches(), o.out, &history);
+  const bool nan_stops = has_terminate_on_nan(o.callbacks);
+  c.optimizer->build(training::trainable_weights(m, c));
+  m.stop_training = false;
+  Logs logs;
+  cbs.each([&](callbacks::Callback& cb) { cb.on_train_begin(logs); });
+  for (int epoch = o.initial_epoch; epoch < o.epochs && !m.stop_training; ++epoch) {
+    training::reset(c);
+    Logs epoch_logs;
+    cbs.each([&](callbacks::Callback& cb) { cb.on_epoch_begin(epoch, epoch_logs); });
+    train.it.begin_epoch();
+    while (!m.stop_training) {
+      std::optional<Batch> b = next_batch(m, train, epoch);
+      if (!b) break;
+      const int64_t step = train.it.step() - 1;
+      Logs batch_logs;
+      cbs.each([&](callbacks::Callback& cb) { cb.on_train_batch_begin(step, batch_logs); });
+      bool finite = false;
+      try {
+        finite = training::train_step(m, c, *b, rng(), train.states);
+      } catch (...) {
+        rethrow_at(place(train, epoch, step) + "(the weights are as they were before this batch) ");
+      }
+      batch_logs = sorted(training::results(c));
+      if (!finite && !nan_stops)
+        KCPP_THROW(ValueError, "The loss of model '", m.name(), "' is ", batch_logs.at("loss"), " at epoch ", epoch + 1,
+                   ", batch ", step, ". The weights were left as they were before this batch. Lower the learning rate, "
+                   "check the data for NaN / inf, or pass keras.callbacks.TerminateOnNaN() to stop training instead.");
+      cbs.each([&](callbacks::Callback& cb) { cb.on_train_batch_end(step, batch_logs); });
+    }
+    train.it.end_epoch();
+    if (train.it.exhausted()) {  // the data could not feed this epoch: Keras's warning, and no empty epoch
+      m.stop_training = true;
+      break;
+    }
+    epoch_logs = training::results(c);
+    if (val && !m.stop_training && validates_after(o, epoch)) {
+      Logs v = run_evaluation(m, c, *val, cbs);
+      for (const auto& [k, x] : v.items()) epoch_logs.set("val_" + k, x);
+    }
+    epoch_logs = sorted(epoch_logs);
+    cbs.each([&](callbacks::Callback& cb) { cb.on_epoch_end(epoch, epoch_logs); });
+    logs = epoch_logs;
+  }
+  cbs.each([&](callbacks::Callback& cb) { cb.on_train_end(logs); });
+  return history;
+}
+
+void check_fit_options(const FitOptions& o) {
+  KCPP_CHECK(o.batch_size > 0, ValueError, "Expected a positive batch_size. Received: batch_size=", o.batch_size);
+  KCPP_CHECK(o.epochs >= 0 && o.initial_epoch >= 0, ValueError, "Expected non-negative epochs and initial_epoch. Received: epochs=",
+             o.epochs, ", initial_epoch=", o.initial_epoch);
+  KCPP_CHECK(o.steps_per_epoch >= 0 && o.validation_steps >= 0 && o.validation_batch_size >= 0, ValueError,
+             "Expected non-negative steps_per_epoch, validation_steps and validation_batch_size. Received: ",
+             o.steps_per_epoch, ", ", o.validation_steps, ", ", o.validation_batch_size);
+}
+
+// fit's validation feed: validation_dataset, or validation arrays (given, or split off); none when neither.
+struct ValidationFeed {
+  std::optional<ArrayDataset> arrays;
+  std::optional<EpochIterator> it;
+  std::optional<Feed> feed;
+  ValidationFeed(Model& m, const FitOptions& o, const std::vector<Tensor>& vx, const std::vector<Tensor>& vy,
+                 const Tensor& vsw) {
+    Dataset* data = o.validation_dataset;
+    if (!data && !vx.empty()) {
+      cardinality(m, vx, vy, vsw);
+      check_states(m, o.states, "fit's validation", "FitOptions::states", vx[0].dim(0),
+                   o.validation_batch_size ? o.validation_batch_size : o.batch_size);
+      data = &arrays.emplace(vx, vy, vsw, o.validation_batch_size ? o.validation_batch_size : o.batch_size, nullptr);
+    }
+    if (!data) return;
+    it.emplace(*data, o.validation_steps, data == o.validation_dataset);
+    feed.emplace(Feed{*it, data == o.validation_dataset, nullptr, o.states, "fit's validation", "FitOptions::states"});
+  }
+  Feed* get() { return feed ? &*feed : nullptr; }
+};
+
 }  // namespace
 
 std::shared_ptr<callbacks::History> Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y_in,
                                                const FitOptions& o) {
   Compiled& c = compiled_or_throw(*this, compiled_.get(), "fit");
-  KCPP_CHECK(o.batch_size > 0, ValueError, "Expected a positive batch_size. Received: batch_size=", o.batch_size);
-  KCPP_CHECK(o.epochs >= 0 && o.initial_epoch >= 0, ValueError, "Expected non-negative epochs and initial_epoch. Received: epochs=",
-             o.epochs, ", initial_epoch=", o.initial_epoch);
+  check_fit_options(o);
   KCPP_CHECK(o.validation_split >= 0 && o.validation_split < 1, ValueError,
              "`validation_split` must be in the range [0, 1). Received: validation_split=", o.validation_split);
   const int64_t total = cardinality(*this, x_in, y_in, o.sample_weight);
@@ -169,7 +312,7 @@ std::shared_ptr<callbacks::History> Model::fit(const std::vector<Tensor>& x_in, 
   std::vector<Tensor> x = x_in, y = y_in, vx = o.validation_x, vy = o.validation_y;
   Tensor sw = weights_for(y_in[0], o.class_weight, o.sample_weight), vsw = o.validation_sample_weight;
   int64_t n = total;
-  if (vx.empty() && o.validation_split > 0) {
+  if (vx.empty() && !o.validation_dataset && o.validation_split > 0) {
     const int64_t split = static_cast<int64_t>(std::floor(static_cast<double>(total) * (1.0 - o.validation_split)));
     KCPP_CHECK(split > 0 && split < total, ValueError, "Training data contains ", total, " samples, which is not sufficient "
                "to split it into a validation and training set as specified by `validation_split=", o.validation_split, "`.");
@@ -183,50 +326,28 @@ std::shared_ptr<callbacks::History> Model::fit(const std::vector<Tensor>& x_in, 
     }
     n = split;
   }
-  if (!vx.empty()) cardinality(*this, vx, vy, vsw);
   KCPP_CHECK(n > 0, ValueError, "Expected input data to be non-empty.");
   check_states(*this, o.states, "fit", "FitOptions::states", n, o.batch_size);
-  if (!vx.empty()) check_states(*this, o.states, "fit's validation", "FitOptions::states", vx[0].dim(0), o.batch_size);
-  const int64_t steps = (n + o.batch_size - 1) / o.batch_size;
-  std::shared_ptr<callbacks::History> history;
-  CallbackList cbs = make_callbacks(*this, o.callbacks, o.verbose, o.epochs, steps, o.out, &history);
-  const bool nan_stops = has_terminate_on_nan(o.callbacks);
+  ValidationFeed val(*this, o, vx, vy, vsw);
   std::mt19937_64 rng(o.seed ? o.seed : std::random_device{}());
-  std::vector<int64_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  c.optimizer->build(training::trainable_weights(*this, c));
-  stop_training = false;
-  Logs logs;
-  cbs.each([&](callbacks::Callback& cb) { cb.on_train_begin(logs); });
-  for (int epoch = o.initial_epoch; epoch < o.epochs && !stop_training; ++epoch) {
-    training::reset(c);
-    Logs epoch_logs;
-    cbs.each([&](callbacks::Callback& cb) { cb.on_epoch_begin(epoch, epoch_logs); });
-    if (o.shuffle) std::shuffle(order.begin(), order.end(), rng);
-    for (int64_t step = 0; step < steps && !stop_training; ++step) {
-      const int64_t start = step * o.batch_size, count = std::min(o.batch_size, n - start);
-      Logs batch_logs;
-      cbs.each([&](callbacks::Callback& cb) { cb.on_train_batch_begin(step, batch_logs); });
-      const bool finite =
-          training::train_step(*this, c, batch_of(x, y, sw, o.shuffle ? &order : nullptr, start, count), rng(), o.states);
-      batch_logs = sorted(training::results(c));
-      if (!finite && !nan_stops)
-        KCPP_THROW(ValueError, "The loss of model '", name(), "' is ", batch_logs.at("loss"), " at epoch ", epoch + 1,
-                   ", batch ", step, ". The weights were left as they were before this batch. Lower the learning rate, "
-                   "check the data for NaN / inf, or pass keras.callbacks.TerminateOnNaN() to stop training instead.");
-      cbs.each([&](callbacks::Callback& cb) { cb.on_train_batch_end(step, batch_logs); });
-    }
-    epoch_logs = training::results(c);
-    if (!vx.empty() && !stop_training) {
-      Logs val = run_evaluation(*this, c, vx, vy, vsw, o.batch_size, cbs, o.states);
-      for (const auto& [k, v] : val.items()) epoch_logs.set("val_" + k, v);
-    }
-    epoch_logs = sorted(epoch_logs);
-    cbs.each([&](callbacks::Callback& cb) { cb.on_epoch_end(epoch, epoch_logs); });
-    logs = epoch_logs;
-  }
-  cbs.each([&](callbacks::Callback& cb) { cb.on_train_end(logs); });
-  return history;
+  ArrayDataset arrays(x, y, sw, o.batch_size, o.shuffle ? &rng : nullptr);
+  EpochIterator it(arrays, o.steps_per_epoch, false);
+  Feed train{it, false, nullptr, o.states, "fit", "FitOptions::states"};
+  return run_fit(*this, c, train, val.get(), rng, o);
+}
+
+std::shared_ptr<callbacks::History> Model::fit(Dataset& data, const FitOptions& o) {
+  Compiled& c = compiled_or_throw(*this, compiled_.get(), "fit");
+  check_fit_options(o);
+  KCPP_CHECK(o.validation_split == 0, ValueError, "`validation_split` is only supported for Tensors or NumPy arrays. "
+             "Received: validation_split=", o.validation_split, " with a Dataset");
+  KCPP_CHECK(!o.sample_weight.defined(), ValueError, "`sample_weight` argument is not supported when using a dataset: "
+             "the dataset's batches carry their sample weights");
+  ValidationFeed val(*this, o, o.validation_x, o.validation_y, o.validation_sample_weight);
+  std::mt19937_64 rng(o.seed ? o.seed : std::random_device{}());
+  EpochIterator it(data, o.steps_per_epoch, true);
+  Feed train{it, true, &o.class_weight, o.states, "fit", "FitOptions::states"};
+  return run_fit(*this, c, train, val.get(), rng, o);
 }
 
 Logs Model::evaluate(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const EvaluateOptions& o) {
@@ -234,8 +355,44 @@ Logs Model::evaluate(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
   KCPP_CHECK(o.batch_size > 0, ValueError, "Expected a positive batch_size. Received: batch_size=", o.batch_size);
   const int64_t n = cardinality(*this, x, y, o.sample_weight);
   check_states(*this, o.states, "evaluate", "EvaluateOptions::states", n, o.batch_size);
-  CallbackList cbs = make_callbacks(*this, o.callbacks, o.verbose, 1, (n + o.batch_size - 1) / o.batch_size, o.out, nullptr);
-  return run_evaluation(*this, c, x, y, o.sample_weight, o.batch_size, cbs, o.states);
+  ArrayDataset arrays(x, y, o.sample_weight, o.batch_size, nullptr);
+  EpochIterator it(arrays, o.steps, false);
+  Feed f{it, false, nullptr, o.states, "evaluate", "EvaluateOptions::states"};
+  CallbackList cbs = make_callbacks(*this, o.callbacks, o.verbose, 1, it.num_batches(), o.out, nullptr);
+  return run_evaluation(*this, c, f, cbs);
+}
+
+Logs Model::evaluate(Dataset& data, const EvaluateOptions& o) {
+  Compiled& c = compiled_or_throw(*this, compiled_.get(), "evaluate");
+  KCPP_CHECK(!o.sample_weight.defined(), ValueError, "`sample_weight` argument is not supported when using a dataset: "
+             "the dataset's batches carry their sample weights");
+  EpochIterator it(data, o.steps, true);
+  Feed f{it, true, nullptr, o.states, "evaluate", "EvaluateOptions::states"};
+  CallbackList cbs = make_callbacks(*this, o.callbacks, o.verbose, 1, it.num_batches(), o.out, nullptr);
+  return run_evaluation(*this, c, f, cbs);
+}
+
+std::vector<Tensor> Model::predict(Dataset& data, int64_t steps) const {
+  EpochIterator it(data, steps, true);
+  it.begin_epoch();
+  std::vector<std::vector<Tensor>> outs;
+  for (;;) {
+    const int64_t step = it.step();
+    try {
+      std::optional<Batch> b = it.next();
+      if (!b) break;
+      const std::vector<Tensor> y = predict(b->x, std::max<int64_t>(1, b->x.empty() ? 1 : b->x[0].dim(0)));
+      outs.resize(y.size());
+      for (size_t i = 0; i < y.size(); ++i) outs[i].push_back(y[i]);
+    } catch (...) {
+      rethrow_at("predict, batch " + std::to_string(step + 1) + ": ");
+    }
+  }
+  it.end_epoch();
+  KCPP_CHECK(!outs.empty(), ValueError, "predict: the dataset gave no batch. Received an empty dataset.");
+  std::vector<Tensor> result;
+  for (auto& parts : outs) result.push_back(parts.size() == 1 ? parts[0] : ops::concatenate(parts, 0));
+  return result;
 }
 
 Logs Model::train_on_batch(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight,

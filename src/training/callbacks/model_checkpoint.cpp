@@ -1,5 +1,6 @@
-// keras.callbacks.ModelCheckpoint, as keras/src/callbacks/model_checkpoint.py (Keras 3.15), for
-// save_freq="epoch". The filepath's format fields are filled by format_filepath (format_filepath.cpp).
+// keras.callbacks.ModelCheckpoint, as keras/src/callbacks/model_checkpoint.py (Keras 3.15): after every
+// epoch (save_freq="epoch") or every save_freq batches counted across epochs. The filepath's format
+// fields are filled by format_filepath (format_filepath.cpp).
 #include <filesystem>
 #include <ostream>
 
@@ -30,8 +31,11 @@ ModelCheckpoint::ModelCheckpoint(std::string filepath, const Json& kwargs) : fil
     const Json& f = kwargs["save_freq"];
     KCPP_CHECK(f == "epoch" || f.is_number_integer(), ValueError, "Unrecognized save_freq: ",
                f.is_string() ? f.get<std::string>() : f.dump(), ". Expected save_freq are 'epoch' or integer values");
-    KCPP_CHECK(f == "epoch", NotImplementedError, "ModelCheckpoint: save_freq=", f.dump(),
-               " (saving every N batches) is not supported yet; use save_freq='epoch'.");
+    if (f.is_number_integer()) {
+      KCPP_CHECK(f.get<int64_t>() > 0, ValueError, "ModelCheckpoint: save_freq must be 'epoch' or a positive number "
+                 "of batches. Received: save_freq=", f.dump());
+      save_freq_ = f.get<int64_t>();
+    }
   }
   if (save_weights_only_)
     KCPP_CHECK(ends_with(filepath_, ".weights.h5"), ValueError,
@@ -43,16 +47,38 @@ ModelCheckpoint::ModelCheckpoint(std::string filepath, const Json& kwargs) : fil
                "The filepath provided must end in `.keras` (Keras model format). Received: filepath=", filepath_);
 }
 
+void ModelCheckpoint::on_train_begin(Logs&) {
+  batches_since_save_ = 0;
+  last_batch_.reset();
+}
+
+void ModelCheckpoint::on_epoch_begin(int epoch, Logs&) { current_epoch_ = epoch; }
+
+// Keras's _should_save_on_batch: the batches seen since the last save, counted across epochs.
+void ModelCheckpoint::on_train_batch_end(int64_t batch, Logs& logs) {
+  if (save_freq_ == 0) return;
+  batches_since_save_ += !last_batch_ || batch <= *last_batch_ ? batch + 1 : batch - *last_batch_;
+  last_batch_ = batch;
+  if (batches_since_save_ < save_freq_) return;
+  batches_since_save_ = 0;
+  save(current_epoch_, batch, logs);
+}
+
 void ModelCheckpoint::on_epoch_end(int epoch, Logs& logs) {
+  if (save_freq_ == 0) save(epoch, std::nullopt, logs);
+}
+
+void ModelCheckpoint::save(int epoch, std::optional<int64_t> batch, const Logs& logs) {
   if (!op_set_) {
     greater_ = detail::monitor_greater("ModelCheckpoint", monitor_, mode_);
     op_set_ = true;
   }
-  // Keras: self.filepath.format(epoch=epoch + 1, **logs); a log named "epoch" would clash in
-  // Python (TypeError), here the epoch wins.
+  // Keras: self.filepath.format(epoch=epoch + 1, batch=batch + 1, **logs); a log named "epoch" would
+  // clash in Python (TypeError), here the epoch wins; a log named "batch" wins over the batch, as Keras.
   std::map<std::string, double> values;
   for (const auto& kv : logs.items()) values[kv.first] = kv.second;
   values["epoch"] = epoch + 1;
+  if (batch && !values.contains("batch")) values["batch"] = static_cast<double>(*batch + 1);
   std::string path = format_filepath(filepath_, values);
 
   std::ostream& out = detail::msg_out();

@@ -89,14 +89,29 @@ TEST(ModelCheckpoint, ConstructorErrorsAsKeras3) {
       EXPECT_EQ(e.what(), c["error"].get<std::string>());
     }
   }
-  // Keras saves every N batches for an integer save_freq; kerascpp does not yet.
-  try {
-    ModelCheckpoint cb("m.keras", Json{{"save_freq", 100}});
-    FAIL();
-  } catch (const NotImplementedError& e) {
-    EXPECT_NE(std::string(e.what()).find("save_freq=100"), std::string::npos) << e.what();
-  }
+  EXPECT_THROW(ModelCheckpoint("m.keras", Json{{"save_freq", 0}}), ValueError);
   EXPECT_THROW(ModelCheckpoint("m.keras", Json{{"monitr", "loss"}}), ValueError);
+}
+
+// An integer save_freq counts batches across epochs (Keras's _should_save_on_batch) and names the file
+// with the epoch and the batch (from 1). tests/python/test_fit_data.py checks the names against Keras.
+TEST(ModelCheckpoint, EveryNBatchesAcrossEpochs) {
+  Model m = small_model();
+  fs::path dir = temp_path("checkpoint_batches");
+  fs::remove_all(dir);
+  ModelCheckpoint cb((dir / "{epoch}-{batch}.weights.h5").string(),
+                     Json{{"save_freq", 3}, {"save_weights_only", true}});
+  cb.set_model(&m);
+  Logs l;
+  cb.on_train_begin(l);
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    cb.on_epoch_begin(epoch, l);
+    for (int64_t batch = 0; batch < 4; ++batch) cb.on_train_batch_end(batch, l);
+    cb.on_epoch_end(epoch, l);
+  }
+  std::set<std::string> files;
+  for (const auto& f : fs::directory_iterator(dir)) files.insert(f.path().filename().string());
+  EXPECT_EQ(files, (std::set<std::string>{"1-3.weights.h5", "2-2.weights.h5", "3-1.weights.h5", "3-4.weights.h5"}));
 }
 
 TEST(ModelCheckpoint, DirectoryTargetIsAnIOError) {
