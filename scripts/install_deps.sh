@@ -21,7 +21,7 @@ fi
 if [ "${1:-}" = "--python" ]; then
   PY=${PYTHON:-python3}
   [ -x .venv/bin/python ] || "$PY" -m venv .venv
-  if ! .venv/bin/python -c "import numpy, h5py, pytest, keras, tf_keras, tensorflow, nanobind, scikit_build_core, matplotlib, onnx, onnxruntime, tf2onnx, importlib.util as u; assert u.find_spec('keras_facenet')" 2>/dev/null; then
+  if ! .venv/bin/python -c "import numpy, h5py, pytest, keras, tf_keras, tensorflow, tensorboard, nanobind, scikit_build_core, matplotlib, onnx, onnxruntime, tf2onnx, importlib.util as u; assert u.find_spec('keras_facenet')" 2>/dev/null; then
     echo "Installing Python packages into .venv (real Keras is a test and benchmark dependency only)"
     .venv/bin/pip install -q --upgrade pip
     .venv/bin/pip install -q -r scripts/requirements-test.txt

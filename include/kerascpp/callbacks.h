@@ -153,6 +153,38 @@ class EarlyStopping : public Callback {
   std::vector<Tensor> best_weights_;
 };
 
+// keras.callbacks.TensorBoard(log_dir="logs", histogram_freq=0, write_graph=True, write_images=False,
+// write_steps_per_second=False, update_freq="epoch", profile_batch=0, embeddings_freq=0): event files
+// that TensorBoard reads, under log_dir/train and log_dir/validation, as Keras 3 writes them:
+// epoch_<metric> scalars (and epoch_learning_rate) each epoch; batch_<metric> every update_freq batches
+// with an integer update_freq ("batch": 1); evaluation_<metric>_vs_iterations after each evaluation;
+// "<weight path>/histogram" every histogram_freq epochs; the model's config ("keras", write_graph);
+// weights as keras_embedding.ckpt-<epoch>.weights.h5 every embeddings_freq epochs. TensorFlow's op
+// graph does not exist here (write_graph writes the config only); write_images and profile_batch are
+// refused.
+class TensorBoard : public Callback {
+ public:
+  explicit TensorBoard(const Json& kwargs = Json::object());
+  ~TensorBoard() override;
+  void on_train_begin(Logs& logs) override;
+  void on_train_end(Logs& logs) override;
+  void on_epoch_begin(int epoch, Logs& logs) override;
+  void on_epoch_end(int epoch, Logs& logs) override;
+  void on_train_batch_begin(int64_t batch, Logs& logs) override;
+  void on_train_batch_end(int64_t batch, Logs& logs) override;
+  void on_test_end(Logs& logs) override;
+  const std::string& log_dir() const { return log_dir_; }
+
+ private:
+  struct Writers;
+  std::string log_dir_;
+  int histogram_freq_ = 0, update_freq_ = 0, embeddings_freq_ = 0;  // update_freq 0: "epoch"
+  bool write_graph_ = true, write_steps_per_second_ = false;
+  int64_t global_train_batch_ = 0, epoch_start_iterations_ = 0;
+  double epoch_start_ = 0, batch_start_ = 0;
+  std::unique_ptr<Writers> writers_;
+};
+
 // keras.callbacks.ReduceLROnPlateau(monitor="val_loss", factor=0.1, patience=10, verbose=0,
 // mode="auto", min_delta=1e-4, cooldown=0, min_lr=0).
 class ReduceLROnPlateau : public Callback {

@@ -168,6 +168,23 @@ class CSVLogger(_NativeCallback):
         self._native = _kerascpp.CSVLogger(self.filename, separator, bool(append))
 
 
+class TensorBoard(_NativeCallback):
+    """Event files TensorBoard reads, written by the engine as Keras 3 writes them (tf.summary's tensor
+    summaries): log_dir/train and log_dir/validation. write_graph writes the model's config (the graph
+    plugin's conceptual graph); there is no TensorFlow op graph. write_images and profile_batch are refused."""
+
+    def __init__(self, *args, **kwargs):
+        kw = _json.kwargs_of(("log_dir", "histogram_freq", "write_graph", "write_images", "write_steps_per_second",
+                              "update_freq", "profile_batch", "embeddings_freq", "embeddings_metadata"),
+                             args, kwargs, "TensorBoard")
+        if "log_dir" in kw:
+            kw["log_dir"] = os.fspath(kw["log_dir"])
+        self.log_dir = kw.get("log_dir", "logs")
+        self.histogram_freq = kw.get("histogram_freq", 0)
+        self.update_freq = kw.get("update_freq", "epoch")
+        self._native = _kerascpp.TensorBoard(_json.dumps(kw))
+
+
 class TerminateOnNaN(_NativeCallback):
     def __init__(self):
         self._native = _kerascpp.TerminateOnNaN()
