@@ -1,5 +1,6 @@
 // keras.optimizers.schedules (keras/src/optimizers/schedules/learning_rate_schedule.py):
-// ExponentialDecay, PiecewiseConstantDecay, CosineDecay. Keras computes them in float32 (the
+// ExponentialDecay, PiecewiseConstantDecay, CosineDecay, PolynomialDecay, InverseTimeDecay,
+// CosineDecayRestarts. Keras computes them in float32 (the
 // initial learning rate becomes a float32 tensor and everything is cast to its dtype), so do we;
 // operator() returns that float32 value.
 #include <algorithm>
@@ -150,6 +151,109 @@ class CosineDecay final : public LearningRateSchedule {
   bool warmup_;
 };
 
+class PolynomialDecay final : public LearningRateSchedule {
+ public:
+  explicit PolynomialDecay(const Json& config)
+      : c_(schedule_config("PolynomialDecay", config,
+                           {{"end_learning_rate", 0.0001}, {"power", 1.0}, {"cycle", false}, {"name", "PolynomialDecay"}},
+                           {"initial_learning_rate", "decay_steps"})) {
+    KCPP_CHECK(number(c_, "decay_steps") > 0, ValueError,
+               "Argument `decay_steps` must be > 0. Received: decay_steps=", c_["decay_steps"].dump());
+    initial_ = f32(number(c_, "initial_learning_rate"));
+    decay_steps_ = f32(number(c_, "decay_steps"));
+    end_ = f32(number(c_, "end_learning_rate"));
+    power_ = f32(number(c_, "power"));
+    cycle_ = c_["cycle"].is_boolean() && c_["cycle"].get<bool>();
+  }
+  std::string class_name() const override { return "PolynomialDecay"; }
+  double operator()(int64_t s) const override {
+    float step = static_cast<float>(s), decay_steps = decay_steps_;
+    if (cycle_) {
+      decay_steps *= step == 0 ? 1.f : std::ceil(step / decay_steps_);
+    } else {
+      step = std::min(step, decay_steps);
+    }
+    const float p = step / decay_steps;
+    return (initial_ - end_) * std::pow(1.f - p, power_) + end_;
+  }
+  Json get_config() const override {
+    return detail::pick(c_, {"initial_learning_rate", "decay_steps", "end_learning_rate", "power", "cycle", "name"});
+  }
+
+ private:
+  Json c_;
+  float initial_, decay_steps_, end_, power_;
+  bool cycle_;
+};
+
+class InverseTimeDecay final : public LearningRateSchedule {
+ public:
+  explicit InverseTimeDecay(const Json& config)
+      : c_(schedule_config("InverseTimeDecay", config, {{"staircase", false}, {"name", "InverseTimeDecay"}},
+                           {"initial_learning_rate", "decay_steps", "decay_rate"})) {
+    KCPP_CHECK(number(c_, "decay_steps") > 0, ValueError,
+               "Argument `decay_steps` must be > 0. Received: decay_steps=", c_["decay_steps"].dump());
+    initial_ = f32(number(c_, "initial_learning_rate"));
+    decay_steps_ = f32(number(c_, "decay_steps"));
+    decay_rate_ = f32(number(c_, "decay_rate"));
+    staircase_ = c_["staircase"].is_boolean() && c_["staircase"].get<bool>();
+  }
+  std::string class_name() const override { return "InverseTimeDecay"; }
+  double operator()(int64_t step) const override {
+    float p = static_cast<float>(step) / decay_steps_;
+    if (staircase_) p = std::floor(p);
+    return initial_ / (1.f + decay_rate_ * p);
+  }
+  Json get_config() const override {
+    return detail::pick(c_, {"initial_learning_rate", "decay_steps", "decay_rate", "staircase", "name"});
+  }
+
+ private:
+  Json c_;
+  float initial_, decay_steps_, decay_rate_;
+  bool staircase_;
+};
+
+// SGDR: cosine decay restarted after first_decay_steps, then t_mul times longer each time, each
+// restart's peak m_mul times the previous one.
+class CosineDecayRestarts final : public LearningRateSchedule {
+ public:
+  explicit CosineDecayRestarts(const Json& config)
+      : c_(schedule_config("CosineDecayRestarts", config,
+                           {{"t_mul", 2.0}, {"m_mul", 1.0}, {"alpha", 0.0}, {"name", "SGDRDecay"}},
+                           {"initial_learning_rate", "first_decay_steps"})) {
+    KCPP_CHECK(number(c_, "first_decay_steps") > 0, ValueError,
+               "Argument `first_decay_steps` must be > 0. Received: first_decay_steps=", c_["first_decay_steps"].dump());
+    initial_ = f32(number(c_, "initial_learning_rate"));
+    first_ = f32(number(c_, "first_decay_steps"));
+    alpha_ = f32(number(c_, "alpha"));
+    t_mul_ = f32(number(c_, "t_mul"));
+    m_mul_ = f32(number(c_, "m_mul"));
+  }
+  std::string class_name() const override { return "CosineDecayRestarts"; }
+  double operator()(int64_t step) const override {
+    float completed = static_cast<float>(step) / first_, i_restart;
+    if (t_mul_ == 1.f) {
+      i_restart = std::floor(completed);
+      completed -= i_restart;
+    } else {  // the restart whose geometric sum of lengths covers the step
+      i_restart = std::floor(std::log(1.f - completed * (1.f - t_mul_)) / std::log(t_mul_));
+      const float sum_r = (1.f - std::pow(t_mul_, i_restart)) / (1.f - t_mul_);
+      completed = (completed - sum_r) / std::pow(t_mul_, i_restart);
+    }
+    const float m_fac = std::pow(m_mul_, i_restart);
+    const float cosine_decayed = 0.5f * m_fac * (1.f + std::cos(f32(M_PI) * completed));
+    return initial_ * ((1.f - alpha_) * cosine_decayed + alpha_);
+  }
+  Json get_config() const override {
+    return detail::pick(c_, {"initial_learning_rate", "first_decay_steps", "t_mul", "m_mul", "alpha", "name"});
+  }
+
+ private:
+  Json c_;
+  float initial_, first_, alpha_, t_mul_, m_mul_;
+};
+
 std::string known_list() {
   std::string s;
 #define KCPP_SCHEDULE(name, args) s += (s.empty() ? "" : ", ") + std::string(#name);
@@ -169,9 +273,6 @@ SchedulePtr schedule_from_config(const Json& config) {
   if (cls == #name) return std::make_shared<name>(c);
 #include "training/optimizers/schedule_list.inc"
 #undef KCPP_SCHEDULE
-  KCPP_CHECK(cls != "PolynomialDecay" && cls != "InverseTimeDecay" && cls != "CosineDecayRestarts",
-             NotImplementedError, "Learning rate schedule '", cls, "' is not supported. Supported: ", known_list(),
-             ".");
   KCPP_THROW(ValueError, "Unknown learning rate schedule: '", cls, "'. Known: ", known_list(), ".");
 }
 
