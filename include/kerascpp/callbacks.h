@@ -114,8 +114,8 @@ class ProgbarLogger : public Callback {
 class ModelCheckpoint : public Callback {
  public:
   ModelCheckpoint(std::string filepath, const Json& kwargs = Json::object());
-  void on_train_begin(Logs& logs) override;
   void on_epoch_begin(int epoch, Logs& logs) override;
+  // save_freq=<int>: counts batches across epochs and across fit() calls, as Keras (set once, in __init__).
   void on_train_batch_end(int64_t batch, Logs& logs) override;
   void on_epoch_end(int epoch, Logs& logs) override;
   // The best monitored value so far (initial_value_threshold at first); NaN while there is none
@@ -159,7 +159,8 @@ class EarlyStopping : public Callback {
 // epoch_<metric> scalars (and epoch_learning_rate) each epoch; batch_<metric> every update_freq batches
 // with an integer update_freq ("batch": 1); evaluation_<metric>_vs_iterations after each evaluation;
 // "<weight path>/histogram" every histogram_freq epochs; the model's config ("keras", write_graph);
-// weights as keras_embedding.ckpt-<epoch>.weights.h5 every embeddings_freq epochs. TensorFlow's op
+// weights as keras_embedding.ckpt-<epoch>.weights.h5 every embeddings_freq epochs, with the projector's
+// projector_config.pbtxt naming the Embedding layers (and embeddings_metadata). TensorFlow's op
 // graph does not exist here (write_graph writes the config only); write_images and profile_batch are
 // refused.
 class TensorBoard : public Callback {
@@ -177,7 +178,10 @@ class TensorBoard : public Callback {
 
  private:
   struct Writers;
+  void open_writers();
+  void write_projector_config() const;
   std::string log_dir_;
+  Json embeddings_metadata_;
   int histogram_freq_ = 0, update_freq_ = 0, embeddings_freq_ = 0;  // update_freq 0: "epoch"
   bool write_graph_ = true, write_steps_per_second_ = false;
   int64_t global_train_batch_ = 0, epoch_start_iterations_ = 0;

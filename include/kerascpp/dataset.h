@@ -33,7 +33,8 @@ struct Batch {
 };
 
 // A source of batches, read one pass at a time (Keras's data adapters). Its methods are called by one
-// thread at a time (fit's input thread for next(), the calling thread for the rest), never two at once.
+// thread at a time, never two at once: next() mostly from fit's input thread, everything else (and
+// next() where a read cannot be ahead) from the thread that called fit.
 class Dataset {
  public:
   virtual ~Dataset() = default;
@@ -48,7 +49,8 @@ class Dataset {
   // as they were before this batch; kerascpp's own errors gain the batch's place in their message,
   // other exceptions pass through unchanged.
   virtual std::optional<Batch> next() = 0;
-  // Keras's PyDataset.on_epoch_begin / on_epoch_end, around each training epoch (shuffle there).
+  // Keras's PyDataset.on_epoch_begin / on_epoch_end, around each epoch of fit and each evaluation;
+  // on_epoch_end also before the first epoch, as Keras's fit does (shuffle there).
   virtual void on_epoch_begin() {}
   virtual void on_epoch_end() {}
 };

@@ -65,7 +65,8 @@ struct FitOptions {
   int64_t steps_per_epoch = 0;
   int64_t validation_steps = 0;       // 0: the whole validation data
   int64_t validation_batch_size = 0;  // validation arrays' batch size; 0: batch_size
-  // Validate after every validation_freq-th epoch, or after the epochs listed (1-based) when given.
+  // Validate after every validation_freq-th epoch, or with validation_freq = 0 after the epochs listed
+  // (1-based) in validation_epochs (Keras's validation_freq=[1, 5]; an empty list: never).
   int validation_freq = 1;
   std::vector<int> validation_epochs;
   bool shuffle = true;

@@ -67,6 +67,10 @@ class PyDataset:
 Sequence = PyDataset  # keras.utils.Sequence is PyDataset in Keras 3
 
 
+_EMPTY_GENERATOR = ("When passing a Python generator to a Keras model, the generator must yield at least one batch. "
+                    "Received an empty generator.")
+
+
 def _is_tf_dataset(x):
     return any(c.__module__.startswith("tensorflow.") and c.__name__ == "DatasetV2" for c in type(x).__mro__)
 
@@ -114,10 +118,10 @@ class _Ordered:
 
     def start(self, indices):
         self.stop()
-        if self.dataset.use_multiprocessing:
-            _WORKER_DATASET[0] = self.dataset  # inherited by the forked workers, never pickled per batch
+        if self.dataset.use_multiprocessing:  # each worker gets the dataset once, never per batch
             self.pool = concurrent.futures.ProcessPoolExecutor(
-                self.dataset.workers, mp_context=multiprocessing.get_context("fork"))
+                self.dataset.workers, mp_context=multiprocessing.get_context("fork"), initializer=_worker_init,
+                initargs=(self.dataset,))
             self.get = _worker_get
         else:
             self.pool = concurrent.futures.ThreadPoolExecutor(self.dataset.workers)
@@ -147,7 +151,11 @@ class _Ordered:
         self.pool, self.queue = None, []
 
 
-_WORKER_DATASET = [None]
+_WORKER_DATASET = [None]  # in a worker process: its dataset
+
+
+def _worker_init(dataset):
+    _WORKER_DATASET[0] = dataset
 
 
 def _worker_get(i):
@@ -192,6 +200,9 @@ class _Source:
     def _where(self):
         return ""
 
+    def close(self):
+        """Ends what reads ahead for this source (a PyDataset's workers)."""
+
 
 class PyDatasetSource(_Source):
     def __init__(self, dataset, standardize, shuffle=False):
@@ -232,9 +243,7 @@ class PyDatasetSource(_Source):
     def on_epoch_begin(self):
         self.dataset.on_epoch_begin()
 
-    def on_epoch_end(self):
-        if self.enqueuer is not None:
-            self.enqueuer.stop()
+    def on_epoch_end(self):  # the workers go on: with steps_per_epoch the pass goes on in the next epoch
         self.dataset.on_epoch_end()
 
 
@@ -251,8 +260,7 @@ class IteratorSource(_Source):
         try:
             first = next(iterator)
         except StopIteration:
-            raise ValueError("When passing a Python generator to a Keras model, the generator must yield at least "
-                             "one batch. Received an empty generator.") from None
+            raise ValueError(_EMPTY_GENERATOR) from None
         if not isinstance(first, (tuple, list)) and not isinstance(first, dict):
             raise ValueError("When passing a Python generator to a Keras model, the generator must return a tuple, "
                              "either (input,) or (inputs, targets) or (inputs, targets, sample_weights). "
@@ -295,8 +303,7 @@ def peek_x(x):
         return x, unpack(next(x.take(1).as_numpy_iterator()))[0]
     first = next(x, None)
     if first is None:
-        raise ValueError("When passing a Python generator to a Keras model, the generator must yield at least "
-                         "one batch. Received an empty generator.")
+        raise ValueError(_EMPTY_GENERATOR)
     return itertools.chain([first], x), unpack(first)[0]
 
 

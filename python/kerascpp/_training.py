@@ -3,6 +3,7 @@ training (src/training). Data: arrays (or lists / dicts of them), or a PyDataset
 tf.data.Dataset (_data.py), read one batch ahead on the engine's input thread. fit and evaluate run with
 the GIL released; Python callbacks, custom layers and data sources take it back when they run."""
 import json
+import math
 
 import numpy as np
 
@@ -24,13 +25,25 @@ def _check_arrays(x, what):
         raise ValueError(f"kerascpp trains on arrays or datasets: `{what}` must be given. Received: {what}=None")
 
 
+def _batch_size(batch_size, samples, steps):
+    """Keras's ArrayDataAdapter: the given batch size, else one that covers the samples in `steps`
+    batches, else 32."""
+    if batch_size:
+        return int(batch_size)
+    return max(1, math.ceil(samples / int(steps))) if steps and samples is not None else 32
+
+
+def _samples(xs):
+    return int(np.shape(xs[0])[0]) if xs and np.ndim(xs[0]) else None
+
+
 def _validation_freq(freq):
     if isinstance(freq, int) and not isinstance(freq, bool):
         if freq < 1:
             raise ValueError(f"Expected a positive `validation_freq`. Received: validation_freq={freq}")
         return freq, []
     if isinstance(freq, (list, tuple, set)):
-        return 1, sorted(int(e) for e in freq)
+        return 0, sorted(int(e) for e in freq)  # 0: the listed epochs only (none for an empty list)
     raise ValueError(f"Expected `validation_freq` to be a list or int. Received: validation_freq={freq} of the "
                      f"type {type(freq)}.")
 
@@ -205,7 +218,14 @@ class TrainingMixin:
                 vx, vy = self._input_list(validation_data[0]), self._targets(validation_data[1])
                 if len(validation_data) == 3:
                     vsw = _one_sample_weight(validation_data[2], "validation sample_weight")
-            batch_size = int(batch_size or 32)
+            n = None if sources and xs is sources[0] else _samples(xs)
+            n_val = _samples(vx) if vx is not None and not isinstance(vx, _data._Source) else None
+            if n is not None and vx is None and validation_split:  # the split's last samples validate
+                n_val = n - math.floor(n * (1.0 - validation_split))
+                n -= n_val
+            given = batch_size
+            batch_size = _batch_size(given, n, steps_per_epoch)
+            validation_batch_size = validation_batch_size or _batch_size(given, n_val, validation_steps)
             engine = self._engine_callbacks(callbacks)
             native = _kerascpp.fit(self._m, xs, ys, batch_size, int(epochs), _verbose(verbose), engine,
                                    float(validation_split), vx, vy, vsw, bool(shuffle), _class_weight(class_weight),
@@ -217,7 +237,7 @@ class TrainingMixin:
                                    validation_epochs=freq_epochs)
         finally:
             for source in sources:
-                getattr(source, "close", lambda: None)()
+                source.close()
         history = callbacks_module.History()
         history.set_model(self)
         history.set_params(native.params)
@@ -239,11 +259,11 @@ class TrainingMixin:
                 logs = _kerascpp.evaluate(self._m, source, None, 0, _verbose(verbose), None, engine, self._rnn_states(),
                                           from_source=True, steps=int(steps or 0))
             finally:
-                getattr(source, "close", lambda: None)()
+                source.close()
             return self._result(logs, return_dict)
         _check_arrays(x, "x")
         xs, ys = self._input_list(x), self._targets(y)
-        logs = _kerascpp.evaluate(self._m, xs, ys, int(batch_size or 32), _verbose(verbose),
+        logs = _kerascpp.evaluate(self._m, xs, ys, _batch_size(batch_size, _samples(xs), steps), _verbose(verbose),
                                   _one_sample_weight(sample_weight), engine, self._rnn_states(), steps=int(steps or 0))
         return self._result(logs, return_dict)
 

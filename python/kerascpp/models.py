@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _data, _kerascpp
 from ._builder import CLASSES, KerasTensor, NativeLayer, _next_seed, _symbolic, call_symbolic
-from ._training import TrainingMixin
+from ._training import TrainingMixin, _batch_size, _samples
 
 
 def _wrap_layer(layer, owner):
@@ -105,8 +105,9 @@ class Model(TrainingMixin):
             try:
                 return self._outputs(_kerascpp.predict_source(self._m, source, int(steps or 0)))
             finally:
-                getattr(source, "close", lambda: None)()
-        xs, batch_size = self._input_list(x), int(batch_size or 32)
+                source.close()
+        xs = self._input_list(x)
+        batch_size = _batch_size(batch_size, _samples(xs), steps)
         if steps is not None:  # the first `steps` batches, as Keras
             xs = [np.asarray(a)[:int(steps) * batch_size] for a in xs]
         return self._outputs(self._m.predict(xs, batch_size, self._rnn_states()))

@@ -7,6 +7,13 @@
 #include "training/compiled.h"
 
 namespace kerascpp::training {
+namespace {
+void warn_ran_out() {
+  warn("Your input ran out of data; interrupting training. Make sure that your dataset or generator can generate at "
+       "least `steps_per_epoch * epochs` batches. You may need to use the `.repeat()` function when building your "
+       "dataset.");
+}
+}  // namespace
 
 EpochIterator::EpochIterator(Dataset& data, int64_t steps_per_epoch, bool read_ahead)
     : data_(data), steps_(steps_per_epoch), known_(data.num_batches()) {
@@ -67,6 +74,11 @@ std::optional<Batch> EpochIterator::take() {
   return std::move(result_);
 }
 
+void EpochIterator::reset() {
+  pass_open_ = false;
+  data_.on_epoch_end();
+}
+
 void EpochIterator::begin_epoch() {
   data_.on_epoch_begin();
   step_ = 0;
@@ -76,32 +88,31 @@ void EpochIterator::begin_epoch() {
     pass_open_ = true;
     seen_ = 0;
   }
+  if (known_ == 0) {  // a dataset of no batches (an empty PyDataset, a tf.data of cardinality 0)
+    exhausted_ = true;
+    warned_ = true;
+    warn_ran_out();
+  }
   request();
 }
 
 std::optional<Batch> EpochIterator::next() {
   if (!wants_more()) {
-    if (steps_ > 0 && step_ < steps_ && !std::exchange(warned_, true))
-      warn("Your input ran out of data; interrupting training. Make sure that your dataset or generator can generate "
-           "at least `steps_per_epoch * epochs` batches. You may need to use the `.repeat()` function when building "
-           "your dataset.");
+    if (steps_ > 0 && step_ < steps_ && !std::exchange(warned_, true)) warn_ran_out();
     return std::nullopt;
   }
   std::optional<Batch> b = take();
-  if (!b && step_ == 0 && seen_ > 0) {  // the pass ended right where this epoch starts: a new one
-    if (known_ < 0 || seen_ < known_) known_ = seen_;
+  if (!b && step_ == 0 && seen_ > 0) {  // the pass ended where this epoch starts: a new one (Keras: an empty epoch)
+    if (known_ < 0) known_ = seen_;
     data_.begin_pass();
     seen_ = 0;
     b = take();
   }
-  if (!b) {  // the pass has ended: its length is known now
-    if (known_ < 0 || seen_ < known_) known_ = seen_;
+  if (!b) {  // the pass has ended: its length is known now, if it was not declared
+    if (known_ < 0) known_ = seen_;
     exhausted_ = seen_ == 0;
     pass_open_ = false;
-    if ((steps_ > 0 || exhausted_) && !std::exchange(warned_, true))
-      warn("Your input ran out of data; interrupting training. Make sure that your dataset or generator can generate "
-           "at least `steps_per_epoch * epochs` batches. You may need to use the `.repeat()` function when building "
-           "your dataset.");
+    if ((steps_ > 0 || exhausted_) && !std::exchange(warned_, true)) warn_ran_out();
     return std::nullopt;
   }
   ++seen_;
@@ -111,7 +122,12 @@ std::optional<Batch> EpochIterator::next() {
 }
 
 void EpochIterator::end_epoch() {
-  if (pending_) (void)take();  // training stopped within the epoch: that batch is not used
+  if (pending_) {  // training stopped within the epoch: that batch is not used, nor what reading it threw
+    try {
+      (void)take();
+    } catch (...) {
+    }
+  }
   if (known_ >= 0 && seen_ >= known_) pass_open_ = false;
   data_.on_epoch_end();
 }

@@ -2,6 +2,8 @@
 // epoch, steps_per_epoch going on where the previous epoch stopped, a new pass when one has ended; and
 // the next batch read ahead on an input thread while the engine computes on the current one.
 // ArrayDataset is Keras's ArrayDataAdapter: arrays in batches, shuffled at each pass.
+// One departure: where a pass ends exactly where an epoch begins (steps_per_epoch over data of unknown
+// length), Keras gives that epoch no batch and restarts in the next; kerascpp restarts at once.
 #pragma once
 
 #include <condition_variable>
@@ -35,8 +37,9 @@ class EpochIterator {
   std::optional<Batch> next();
   // Waits for a batch still being read (dropped: training stops), then Dataset::on_epoch_end.
   void end_epoch();
-  // The next epoch starts a new pass even with steps_per_epoch (Keras's reset(), before each evaluation).
-  void reset() { pass_open_ = false; }
+  // Keras's reset(), before fit's first epoch and before each evaluation: the next epoch starts a new
+  // pass even with steps_per_epoch, and the data hears on_epoch_end (a PyDataset shuffles there).
+  void reset();
   // The batches returned in this epoch.
   int64_t step() const { return step_; }
   // The data gave no batch at all at the start of a pass: it cannot feed another epoch.
@@ -70,8 +73,11 @@ class EpochIterator {
 // shuffled by `rng` at the start of each pass.
 class ArrayDataset : public Dataset {
  public:
+  // Holds references: the arrays must outlive it.
   ArrayDataset(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight,
                int64_t batch_size, std::mt19937_64* shuffle_rng);
+  ArrayDataset(const ArrayDataset&) = delete;
+  ArrayDataset& operator=(const ArrayDataset&) = delete;
   int64_t num_batches() const override { return (n_ + batch_size_ - 1) / batch_size_; }
   void begin_pass() override;
   std::optional<Batch> next() override;

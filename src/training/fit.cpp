@@ -156,9 +156,11 @@ struct Feed {
   const char* option;  // where the states go (check_states)
 };
 
+// "fit, epoch 2, batch 5: ": the epoch counted from 1, the batch from 0, as the NaN-loss error and
+// Keras's callbacks count them.
 std::string place(const Feed& f, int epoch, int64_t step) {
   return std::string(f.what) + (epoch >= 0 ? ", epoch " + std::to_string(epoch + 1) : std::string()) + ", batch " +
-         std::to_string(step + 1) + ": ";
+         std::to_string(step) + ": ";
 }
 
 // The feed's next batch, checked; nullopt at the end of the epoch.
@@ -206,9 +208,9 @@ Logs run_evaluation(Model& m, Compiled& c, Feed& f, CallbackList& cbs) {
   return logs;
 }
 
-// Keras's validation_freq: after every validation_freq-th epoch, or after the listed (1-based) ones.
+// Keras's validation_freq: after every validation_freq-th epoch, or (0) after the listed (1-based) ones.
 bool validates_after(const FitOptions& o, int epoch) {
-  if (!o.validation_epochs.empty())
+  if (o.validation_freq == 0)
     return std::find(o.validation_epochs.begin(), o.validation_epochs.end(), epoch + 1) != o.validation_epochs.end();
   return (epoch + 1) % o.validation_freq == 0;
 }
@@ -216,13 +218,14 @@ bool validates_after(const FitOptions& o, int epoch) {
 // The epochs of fit over a feed (arrays or a Dataset), with validation on `val` (null: none).
 std::shared_ptr<callbacks::History> run_fit(Model& m, Compiled& c, Feed& train, Feed* val, std::mt19937_64& rng,
                                             const FitOptions& o) {
-  KCPP_CHECK(o.validation_freq > 0, ValueError, "Expected a positive `validation_freq`. Received: validation_freq=",
-             o.validation_freq);
+  KCPP_CHECK(o.validation_freq >= 0, ValueError, "Expected a positive `validation_freq` (or 0 with "
+             "validation_epochs). Received: validation_freq=", o.validation_freq);
   std::shared_ptr<callbacks::History> history;
   CallbackList cbs = make_callbacks(m, o.callbacks, o.verbose, o.epochs, train.it.num_batches(), o.out, &history);
   const bool nan_stops = has_terminate_on_nan(o.callbacks);
   c.optimizer->build(training::trainable_weights(m, c));
   m.stop_training = false;
+  train.it.reset();
   Logs logs;
   cbs.each([&](callbacks::Callback& cb) { cb.on_train_begin(logs); });
   for (int epoch = o.initial_epoch; epoch < o.epochs && !m.stop_training; ++epoch) {
@@ -385,7 +388,7 @@ std::vector<Tensor> Model::predict(Dataset& data, int64_t steps) const {
       outs.resize(y.size());
       for (size_t i = 0; i < y.size(); ++i) outs[i].push_back(y[i]);
     } catch (...) {
-      rethrow_at("predict, batch " + std::to_string(step + 1) + ": ");
+      rethrow_at("predict, batch " + std::to_string(step) + ": ");
     }
   }
   it.end_epoch();

@@ -60,8 +60,8 @@ def logs(tmp_path_factory):
     env = dict(os.environ, KERAS_BACKEND="tensorflow", TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
     r = subprocess.run([sys.executable, "-c", KERAS, SEED, str(base / "data.npz"), str(base / "keras")],
                        capture_output=True, text=True, env=env)
-    if "DONE" not in r.stdout:
-        pytest.skip("real Keras did not run: " + r.stderr[-800:])
+    if "DONE" not in r.stdout:  # Keras and TensorFlow are pinned test dependencies
+        pytest.fail("real Keras did not run: " + r.stderr[-800:])
     scope = {}
     exec(FIT, scope)
     scope["fit"](keras, SEED, x, y, str(base / "kerascpp" / "epoch"), "epoch")
@@ -97,6 +97,23 @@ def test_event_files_hold_what_keras_writes(logs, freq, run):
                 np.testing.assert_allclose(a, b, rtol=1e-4, err_msg=tag)
 
 
+def test_projector_config_names_the_embeddings(tmp_path):
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Embedding(10, 3, name="words"),
+                              keras.layers.GlobalAveragePooling1D(), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    x, y = np.arange(16).reshape(4, 4) % 10, np.zeros((4, 1), "float32")
+    model.fit(x, y, verbose=0, callbacks=[keras.callbacks.TensorBoard(
+        tmp_path, embeddings_freq=1, embeddings_metadata={"words": "words.tsv"})])
+    from tensorboard.plugins import projector
+    from google.protobuf import text_format
+    config = text_format.Parse((tmp_path / "projector_config.pbtxt").read_text(), projector.ProjectorConfig())
+    assert [(e.tensor_name, e.metadata_path) for e in config.embeddings] == [
+        ("layer_with_weights-0/embeddings/.ATTRIBUTES/VARIABLE_VALUE", "words.tsv")]
+    with pytest.raises(ValueError, match="Unrecognized `Embedding` layer names"):
+        model.fit(x, y, verbose=0, callbacks=[keras.callbacks.TensorBoard(
+            tmp_path, embeddings_freq=1, embeddings_metadata={"nope": "a.tsv"})])
+
+
 def test_graph_config_and_options(tmp_path):
     x, y = data()
     m = keras.models.load_model(SEED, compile=False)
@@ -109,6 +126,10 @@ def test_graph_config_and_options(tmp_path):
     assert config == json.loads(m.to_json())  # the config, as model.to_json() gives it
     assert "epoch_steps_per_second" in got and "epoch_learning_rate" in got
     assert (tmp_path / "train" / "keras_embedding.ckpt-0.weights.h5").exists()
+    # evaluate(callbacks=[tensorboard]) outside fit writes its evaluation scalars too, as Keras.
+    m.evaluate(x, y, verbose=0, callbacks=[keras.callbacks.TensorBoard(tmp_path / "eval")])
+    got, _ = read_run(str(tmp_path / "eval" / "validation"))
+    assert sorted(got) == ["evaluation_loss_vs_iterations"]
     with pytest.raises(NotImplementedError, match="write_images"):
         keras.callbacks.TensorBoard(tmp_path, write_images=True)
     with pytest.raises(NotImplementedError, match="profile_batch"):

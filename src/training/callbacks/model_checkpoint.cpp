@@ -47,11 +47,6 @@ ModelCheckpoint::ModelCheckpoint(std::string filepath, const Json& kwargs) : fil
                "The filepath provided must end in `.keras` (Keras model format). Received: filepath=", filepath_);
 }
 
-void ModelCheckpoint::on_train_begin(Logs&) {
-  batches_since_save_ = 0;
-  last_batch_.reset();
-}
-
 void ModelCheckpoint::on_epoch_begin(int epoch, Logs&) { current_epoch_ = epoch; }
 
 // Keras's _should_save_on_batch: the batches seen since the last save, counted across epochs.

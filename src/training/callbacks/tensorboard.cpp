@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 
 #include "io/event_file.h"
@@ -40,6 +41,10 @@ TensorBoard::TensorBoard(const Json& kwargs) {
   write_graph_ = detail::bool_arg(cls, kwargs, "write_graph", true);
   write_steps_per_second_ = detail::bool_arg(cls, kwargs, "write_steps_per_second", false);
   embeddings_freq_ = detail::int_arg(cls, kwargs, "embeddings_freq", 0);
+  embeddings_metadata_ = kwargs.value("embeddings_metadata", Json());
+  KCPP_CHECK(embeddings_metadata_.is_null() || embeddings_metadata_.is_string() || embeddings_metadata_.is_object(),
+             ValueError, "TensorBoard: embeddings_metadata must be a file name or a dict of Embedding layer name to "
+             "file name. Received: ", embeddings_metadata_.dump());
   KCPP_CHECK(histogram_freq_ >= 0 && embeddings_freq_ >= 0, ValueError, "TensorBoard: histogram_freq and embeddings_freq "
              "must be non-negative. Received: ", histogram_freq_, ", ", embeddings_freq_);
   const Json freq = kwargs.value("update_freq", Json("epoch"));
@@ -60,11 +65,43 @@ TensorBoard::TensorBoard(const Json& kwargs) {
 
 TensorBoard::~TensorBoard() = default;
 
+// Keras's _configure_embeddings: the projector's config naming the Embedding layers' checkpoints.
+void TensorBoard::write_projector_config() const {
+  Json metadata = embeddings_metadata_;
+  std::string pbtxt;
+  for (const Layer* layer : model()->layers()) {
+    if (layer->class_name() != "Embedding") continue;
+    pbtxt += "embeddings {\n  tensor_name: \"layer_with_weights-0/embeddings/.ATTRIBUTES/VARIABLE_VALUE\"\n";
+    std::string path;
+    if (metadata.is_string()) {
+      path = metadata.get<std::string>();
+    } else if (metadata.is_object() && metadata.contains(layer->name())) {
+      const Json& p = metadata[layer->name()];
+      path = p.is_string() ? p.get<std::string>() : p.dump();
+      metadata.erase(layer->name());
+    }
+    if (!path.empty()) pbtxt += "  metadata_path: " + Json(path).dump() + "\n";
+    pbtxt += "}\n";
+  }
+  KCPP_CHECK(!metadata.is_object() || metadata.empty(), ValueError, "Unrecognized `Embedding` layer names passed to "
+             "`keras.callbacks.TensorBoard` `embeddings_metadata` argument: ", metadata.dump());
+  std::filesystem::create_directories(log_dir_);
+  const std::string file = (std::filesystem::path(log_dir_) / "projector_config.pbtxt").string();
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out << pbtxt;
+  KCPP_CHECK(out.good(), IOError, "TensorBoard: cannot write \"", file, "\"");
+}
+
+void TensorBoard::open_writers() {
+  const std::filesystem::path dir(log_dir_);
+  writers_ = std::make_unique<Writers>((dir / "train").string(), (dir / "validation").string());
+}
+
 void TensorBoard::on_train_begin(Logs&) {
   global_train_batch_ = 0;
   epoch_start_iterations_ = 0;
-  const std::filesystem::path dir(log_dir_);
-  writers_ = std::make_unique<Writers>((dir / "train").string(), (dir / "validation").string());
+  open_writers();
+  if (embeddings_freq_ && model()) write_projector_config();
   if (write_graph_ && model()) {  // Keras's keras_model_summary: the config, for the graph plugin
     io::EventFileWriter& w = writers_->train_writer();
     w.string("keras", model()->to_json(), 0, "graph_keras_model", "1");
@@ -98,12 +135,14 @@ void TensorBoard::on_train_batch_end(int64_t, Logs& logs) {
   for (const auto& [name, value] : logs.items()) w.scalar("batch_" + name, value, global_train_batch_);
 }
 
+// Inside fit (its validation) and in evaluate(callbacks=[tensorboard]) alike.
 void TensorBoard::on_test_end(Logs& logs) {
-  if (!writers_) return;  // evaluate() outside fit: Keras writes there too, but to writers fit opened
   if (!model() || !model()->optimizer()) return;
+  if (!writers_) open_writers();
   io::EventFileWriter& w = writers_->val_writer();
   for (const auto& [name, value] : logs.items())
     w.scalar("evaluation_" + name + "_vs_iterations", value, iterations(model()));
+  w.flush();
 }
 
 void TensorBoard::on_epoch_end(int epoch, Logs& logs) {

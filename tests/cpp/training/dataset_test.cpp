@@ -4,6 +4,8 @@
 // tests check the same against real Keras (tests/python/test_fit_data.py).
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <stdexcept>
 #include <thread>
 
@@ -51,7 +53,8 @@ class Rows : public Dataset {
   std::vector<int64_t> read;
   std::vector<std::thread::id> readers;
   int passes = 0, epochs_ended = 0;
-  int64_t reads = 0, fail_at = -1, bad_at = -1;
+  std::atomic<int64_t> reads{0};  // counted before a read: the training thread waits on it
+  int64_t fail_at = -1, bad_at = -1;
 
  private:
   const Data& d_;
@@ -100,7 +103,7 @@ TEST(FitDataset, SameNumbersAsTheSameBatchesFromArrays) {
   EXPECT_EQ(from_data->history, from_arrays->history);
   expect_same(b.model.get_weights(), a.model.get_weights());
   EXPECT_EQ(rows.passes, 3);
-  EXPECT_EQ(rows.epochs_ended, 3);
+  EXPECT_EQ(rows.epochs_ended, 4);  // before the first epoch too, as Keras's fit calls reset()
   EvaluateOptions e;
   e.verbose = 0, e.batch_size = 10;
   Rows again(b);
@@ -110,11 +113,41 @@ TEST(FitDataset, SameNumbersAsTheSameBatchesFromArrays) {
 }
 
 TEST(FitDataset, ReadsOnTheInputThreadOneBatchAhead) {
+  // While batch k trains, the input thread reads batch k + 1: at the start of batch k (not the last of
+  // its epoch) the read of k + 1 begins, without the training thread asking for it. Waits up to 10 s.
   Data d = mlp();
   Rows rows(d);
-  d.model.fit(rows, quiet(2));
-  ASSERT_FALSE(rows.readers.empty());
+  std::vector<bool> ahead;
+  auto cb = std::make_shared<callbacks::LambdaCallback>();
+  cb->on_batch_begin_fn = [&](int64_t batch, Logs&) {
+    if (batch + 1 == rows.num_batches()) return;
+    const int64_t want = 6 * static_cast<int64_t>(rows.passes - 1) + batch + 2;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (rows.reads.load() < want && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    ahead.push_back(rows.reads.load() >= want);
+  };
+  FitOptions o = quiet(2);
+  o.callbacks = {cb};
+  d.model.fit(rows, o);
+  EXPECT_EQ(ahead, std::vector<bool>(10, true));
+  ASSERT_EQ(rows.readers.size(), 12u);
   for (const auto& id : rows.readers) EXPECT_NE(id, std::this_thread::get_id());
+}
+
+TEST(FitDataset, AnEmptyDatasetWarnsAndTrainsNothing) {
+  struct Empty : Dataset {
+    int64_t num_batches() const override { return 0; }
+    void begin_pass() override {}
+    std::optional<Batch> next() override { return std::nullopt; }
+  } empty;
+  Data d = mlp();
+  const auto before = d.model.get_weights();
+  std::shared_ptr<callbacks::History> h;
+  const auto w = warnings_of([&] { h = d.model.fit(empty, quiet(3)); });
+  EXPECT_TRUE(h->epoch.empty());
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("ran out of data"), std::string::npos);
+  expect_same(d.model.get_weights(), before);
 }
 
 TEST(FitDataset, StepsPerEpochGoOnWhereThePreviousEpochStopped) {
@@ -164,12 +197,23 @@ TEST(FitDataset, ValidationFreqAndListedEpochs) {
   o.validation_dataset = &val;
   o.validation_steps = 2;
   o.validation_freq = 2;
-  auto h = d.model.fit(d.x, d.y, o);
-  EXPECT_EQ(h->history.at("val_loss").size(), 2u);
+  std::vector<int> validated;
+  auto cb = std::make_shared<callbacks::LambdaCallback>();
+  cb->on_epoch_end_fn = [&](int epoch, Logs& logs) {
+    if (logs.get("val_loss")) validated.push_back(epoch);
+  };
+  o.callbacks = {cb};
+  d.model.fit(d.x, d.y, o);
+  EXPECT_EQ(validated, (std::vector<int>{1, 3}));
   EXPECT_EQ(val.read, (std::vector<int64_t>{0, 1, 0, 1}));  // each validation is a new pass
-  o.validation_freq = 1, o.validation_epochs = {1, 4};
-  h = d.model.fit(d.x, d.y, o);
-  EXPECT_EQ(h->history.at("val_loss").size(), 2u);
+  validated.clear();
+  o.validation_freq = 0, o.validation_epochs = {1, 4};  // Keras's validation_freq=[1, 4]
+  d.model.fit(d.x, d.y, o);
+  EXPECT_EQ(validated, (std::vector<int>{0, 3}));
+  validated.clear();
+  o.validation_epochs.clear();  // validation_freq=[]: never
+  d.model.fit(d.x, d.y, o);
+  EXPECT_TRUE(validated.empty());
 }
 
 TEST(FitDataset, DataErrorsNameTheBatchAndKeepTheWeights) {
@@ -191,7 +235,7 @@ TEST(FitDataset, DataErrorsNameTheBatchAndKeepTheWeights) {
     FitOptions o = quiet(1);
     o.callbacks = {keep_weights(d.model, &after_batch_2)};
     const std::string e = testing::error_of<ValueError>([&] { d.model.fit(rows, o); });
-    EXPECT_NE(e.find("fit, epoch 1, batch 3: "), std::string::npos) << e;
+    EXPECT_NE(e.find("fit, epoch 1, batch 2: "), std::string::npos) << e;
     EXPECT_NE(e.find("weights are as they were before this batch"), std::string::npos) << e;
     expect_same(d.model.get_weights(), after_batch_2);
   }
@@ -205,7 +249,7 @@ TEST(FitDataset, DataErrorsNameTheBatchAndKeepTheWeights) {
       }
     } wide(d);
     const std::string e = testing::error_of<ValueError>([&] { d.model.fit(wide, quiet()); });
-    EXPECT_NE(e.find("fit, epoch 1, batch 1: "), std::string::npos) << e;
+    EXPECT_NE(e.find("fit, epoch 1, batch 0: "), std::string::npos) << e;
     EXPECT_NE(e.find("target arrays"), std::string::npos) << e;
   }
   FitOptions split = quiet();
