@@ -22,7 +22,8 @@ namespace kerascpp::optimizers {
 
 using Json = nlohmann::json;
 
-// keras.optimizers.schedules: ExponentialDecay, PiecewiseConstantDecay, CosineDecay.
+// keras.optimizers.schedules: ExponentialDecay, PiecewiseConstantDecay, CosineDecay, PolynomialDecay,
+// InverseTimeDecay, CosineDecayRestarts; and a user's schedule object (a Python subclass).
 class LearningRateSchedule {
  public:
   virtual ~LearningRateSchedule() = default;
@@ -30,6 +31,10 @@ class LearningRateSchedule {
   // The learning rate at this step (the optimizer's iterations before the update).
   virtual double operator()(int64_t step) const = 0;
   virtual Json get_config() const = 0;
+  // Keras's serialize_keras_object form, as an optimizer's config holds it: {"module":
+  // "keras.optimizers.schedules", "class_name", "config", "registered_name": null}; a user's schedule
+  // (a Python subclass) names its own module and class.
+  virtual Json serialize() const;
 };
 using SchedulePtr = std::shared_ptr<LearningRateSchedule>;
 // From {"class_name", "config"} (Keras 2 and 3, module keys ignored); ValueError for unknown ones.
@@ -62,6 +67,9 @@ class Optimizer {
   // learning rate is a schedule, as Keras (base_optimizer.py, learning_rate setter).
   void set_learning_rate(double lr);
   bool has_schedule() const { return schedule_ != nullptr; }
+  // The learning rate as `schedule` from now on (Keras's learning_rate=<a LearningRateSchedule object>),
+  // before the optimizer is built; the learning-rate variable goes, as with a schedule from the config.
+  void set_schedule(SchedulePtr schedule);
 
   // Every optimizer variable in Keras 3's order (optimizer.variables): iterations (int64), then
   // learning_rate (float32, absent with a schedule), then the slots in the order Keras creates them.

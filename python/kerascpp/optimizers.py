@@ -24,7 +24,13 @@ class Optimizer:
             raise NotImplementedError("Optimizer is a base class: use keras.optimizers.SGD, Adam, ... or "
                                       "keras.optimizers.get(identifier)")
         config = _json.kwargs_of(self._args, args, kwargs, type(self).__name__)
+        schedule = config.get("learning_rate")
+        in_python = isinstance(schedule, _schedules.LearningRateSchedule) and schedule._runs_in_python()
+        if in_python:  # the engine calls it each step; the number only stands in until then
+            config["learning_rate"] = 0.001
         self._native = _kerascpp.optimizer_get(_json.dumps({"class_name": type(self).__name__, "config": config}))
+        if in_python:
+            self._native.set_python_schedule(schedule)
 
     @classmethod
     def _wrap(cls, native):

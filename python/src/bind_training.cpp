@@ -9,6 +9,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "common.h"
+#include "py_layer.h"  // PyRef
 
 namespace kcpy {
 
@@ -73,6 +74,42 @@ class PySource final : public Dataset {
   int64_t num_;
 };
 
+// A user's keras.optimizers.schedules.LearningRateSchedule subclass (a Python object): the optimizer
+// calls it once per step from the training thread, taking the GIL.
+class PySchedule final : public LearningRateSchedule {
+ public:
+  explicit PySchedule(nb::handle schedule)
+      : schedule_(schedule),
+        class_name_(nb::cast<std::string>(nb::getattr(schedule.type(), "__name__"))),
+        module_(nb::cast<std::string>(nb::getattr(schedule.type(), "__module__"))) {}
+  std::string class_name() const override { return class_name_; }
+  double operator()(int64_t step) const override {
+    nb::gil_scoped_acquire gil;
+    try {
+      return nb::cast<double>(nb::float_(schedule_.get()(step)));
+    } catch (const nb::python_error& e) {
+      rethrow_python(e, "In the learning-rate schedule " + class_name_ + " at step " + std::to_string(step));
+    }
+  }
+  Json get_config() const override {
+    nb::gil_scoped_acquire gil;
+    try {
+      return Json::parse(nb::cast<std::string>(nb::module_::import_("kerascpp._json").attr("dumps")(
+          schedule_.get().attr("get_config")())));
+    } catch (const nb::python_error& e) {
+      rethrow_python(e, "In get_config() of the learning-rate schedule " + class_name_);
+    }
+  }
+  Json serialize() const override {  // serialize_keras_object of a class Keras does not register
+    return Json{{"module", module_}, {"class_name", class_name_}, {"config", get_config()},
+                {"registered_name", class_name_}};
+  }
+
+ private:
+  PyRef schedule_;
+  std::string class_name_, module_;
+};
+
 // A family's one list (optimizer_list.inc, ...) as [(class_name, [arguments], [identifiers])]: the
 // Python package makes its classes from it.
 nb::list class_list(const std::vector<ClassInfo>& classes) {
@@ -104,7 +141,10 @@ void bind_optimizers(nb::module_& m) {
         for (nb::handle v : grads) g.push_back(optional_tensor(v));  // None: a variable the loss ignores
         self.apply_gradients(g, vars);
       }, nb::arg("grads"), nb::arg("vars"))
-      .def("get_config_json", [](const Optimizer& self) { return self.get_config().dump(); });
+      .def("get_config_json", [](const Optimizer& self) { return self.get_config().dump(); })
+      .def("set_python_schedule", [](Optimizer& self, nb::handle schedule) {
+        self.set_schedule(std::make_shared<PySchedule>(schedule));
+      }, nb::arg("schedule"));
   m.def("optimizer_get", [](const std::string& identifier) {
     return optimizers::get(parse(identifier, "optimizer"));
   });

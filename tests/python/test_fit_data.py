@@ -47,6 +47,20 @@ def make_sources(keras, x, y, w):
             for i in range(0, len(x), size):
                 yield x[i:i + size], y[i:i + size]
 
+    class WarmUp(keras.optimizers.schedules.LearningRateSchedule):  # the Keras transformer guide's schedule
+        def __init__(self, d_model, warmup_steps=4):
+            super().__init__()
+            self.d_model, self.warmup_steps = d_model, warmup_steps
+
+        def __call__(self, step):
+            step = keras.ops.cast(step, "float32") + 1.0
+            arg2 = step * (self.warmup_steps ** -1.5)
+            return keras.ops.rsqrt(keras.ops.cast(self.d_model, "float32")) * keras.ops.minimum(keras.ops.rsqrt(step), arg2)
+
+        def get_config(self):
+            return {"d_model": self.d_model, "warmup_steps": self.warmup_steps}
+
+    Batches.WarmUp = WarmUp
     return Batches, endless
 
 import os
@@ -75,6 +89,9 @@ def run_all(keras, seed_path, x, y, w, work, tf=None):
     record("steps_go_on", m, m.fit(Batches(x, y), steps_per_epoch=3, epochs=3, shuffle=False, verbose=0))
     m = fresh()
     record("workers", m, m.fit(Batches(x, y, workers=3, max_queue_size=2), epochs=2, shuffle=False, verbose=0))
+    m = keras.models.load_model(seed_path, compile=False)
+    m.compile(optimizer=keras.optimizers.Adam(Batches.WarmUp(8)), loss="mse")
+    record("python_schedule", m, m.fit(x, y, batch_size=16, epochs=3, shuffle=False, verbose=0))
     m = fresh()
     checkpoints = os.path.join(work, keras.__name__)
     m.fit(x, y, batch_size=16, epochs=3, shuffle=False, verbose=0, callbacks=[keras.callbacks.ModelCheckpoint(
@@ -123,7 +140,8 @@ def runs(tmp_path_factory):
     return json.loads(line[0][len("RESULT"):]), mine
 
 
-@pytest.mark.parametrize("name", ["py_dataset", "generator", "steps_go_on", "workers", "shuffled", "tf_data"])
+@pytest.mark.parametrize("name", ["py_dataset", "generator", "steps_go_on", "workers", "shuffled", "tf_data",
+                                  "python_schedule"])
 def test_fit_on_data_sources_matches_real_keras(runs, name):
     ref, mine = runs[0][name], runs[1][name]
     assert set(mine["history"]) == set(ref["history"])

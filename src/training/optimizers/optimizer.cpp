@@ -155,12 +155,23 @@ std::vector<VariablePtr> Optimizer::variables() const {
   return out;
 }
 
+void Optimizer::set_schedule(SchedulePtr schedule) {
+  KCPP_CHECK(schedule != nullptr, ValueError, "Optimizer '", name_, "': set_schedule() needs a schedule");
+  KCPP_CHECK(!built_, ValueError, "Optimizer '", name_, "' is built: give it its learning-rate schedule before "
+             "it trains");
+  schedule_ = std::move(schedule);
+  learning_rate_.reset();
+}
+
+Json LearningRateSchedule::serialize() const {  // learning_rate_schedule.serialize -> serialize_keras_object
+  return Json{{"module", "keras.optimizers.schedules"}, {"class_name", class_name()}, {"config", get_config()},
+              {"registered_name", nullptr}};
+}
+
 Json Optimizer::get_config() const {
   Json lr;
   if (schedule_) {
-    // learning_rate_schedule.serialize -> serialize_keras_object.
-    lr = Json{{"module", "keras.optimizers.schedules"}, {"class_name", schedule_->class_name()},
-              {"config", schedule_->get_config()}, {"registered_name", nullptr}};
+    lr = schedule_->serialize();
   } else {
     lr = static_cast<double>(learning_rate_->value().data<float>()[0]);  // float(variable.numpy())
   }
