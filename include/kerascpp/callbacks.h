@@ -235,6 +235,30 @@ class CSVLogger : public Callback {
   std::vector<std::string> keys_;
 };
 
+// keras.callbacks.BackupAndRestore(backup_dir, save_freq="epoch", double_checkpoint=False,
+// delete_checkpoint=True): after every epoch (or every save_freq batches) the weights and the
+// optimizer's state go to backup_dir/latest.weights.h5 and the epoch reached to
+// training_metadata.json; a fit interrupted by an exception or a killed process, started again with the
+// same backup_dir, restores them and goes on from that epoch. double_checkpoint keeps the previous
+// backup as *.bkp to fall back on when the latest cannot be read; a fit that ends normally deletes
+// backup_dir (delete_checkpoint).
+class BackupAndRestore : public Callback {
+ public:
+  explicit BackupAndRestore(std::string backup_dir, const Json& kwargs = Json::object());
+  void on_train_begin(Logs& logs) override;
+  void on_epoch_end(int epoch, Logs& logs) override;
+  void on_train_batch_end(int64_t batch, Logs& logs) override;
+  void on_train_end(Logs& logs) override;
+
+ private:
+  void restore();
+  void save();
+  std::string dir_, weights_, metadata_;
+  int64_t save_freq_ = 0, batches_since_save_ = 0, last_batch_ = 0;  // save_freq 0: "epoch"
+  int current_epoch_ = 0;
+  bool double_checkpoint_ = false, delete_checkpoint_ = true;
+};
+
 // keras.callbacks.TerminateOnNaN: stops training at the first batch whose loss is NaN or infinite.
 class TerminateOnNaN : public Callback {
  public:

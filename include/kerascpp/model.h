@@ -233,6 +233,9 @@ class Model {
   std::vector<Tensor> predict_on_batch(const std::vector<Tensor>& x) const { return (*this)(x); }
   // Set by callbacks to end fit() after the current batch / epoch (Keras's model.stop_training).
   bool stop_training = false;
+  // Set by a callback's on_train_begin (BackupAndRestore, as Keras's model._initial_epoch) to start
+  // fit at that epoch instead of FitOptions::initial_epoch; fit clears it.
+  std::optional<int> resume_at_epoch;
   // Keras 3's order of the results evaluate() returns as a list: "loss", each output's loss, then the
   // metrics in compile order (logs themselves are sorted by key, as Keras hands them over). Empty
   // before compile.

@@ -185,6 +185,27 @@ class TensorBoard(_NativeCallback):
         self._native = _kerascpp.TensorBoard(_json.dumps(kw))
 
 
+class BackupAndRestore(_NativeCallback):
+    """Backs up the weights, the optimizer's state and the epoch in backup_dir, and resumes an
+    interrupted fit from there when it is started again with the same backup_dir."""
+
+    def __init__(self, backup_dir, *args, **kwargs):
+        kw = _json.kwargs_of(("save_freq", "double_checkpoint", "delete_checkpoint"), args, kwargs, "BackupAndRestore")
+        if not backup_dir:
+            raise ValueError("Empty `backup_dir` argument passed")
+        self.backup_dir = os.fspath(backup_dir)
+        self.save_freq = kw.get("save_freq", "epoch")
+        self._native = _kerascpp.BackupAndRestore(self.backup_dir, _json.dumps(kw))
+
+
+class ProgbarLogger(_NativeCallback):
+    """Keras 3's progress bar, drawn by the engine. Given in callbacks, it is fit's bar (fit adds none),
+    drawn as fit's verbose asks (nothing with verbose=0)."""
+
+    def __init__(self):
+        self._native = _kerascpp.ProgbarLogger()
+
+
 class TerminateOnNaN(_NativeCallback):
     def __init__(self):
         self._native = _kerascpp.TerminateOnNaN()

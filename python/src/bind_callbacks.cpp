@@ -229,10 +229,17 @@ void bind_callbacks(nb::module_& m) {
   nb::class_<CSVLogger, Callback>(m, "CSVLogger")
       .def(nb::init<std::string, std::string, bool>(), nb::arg("filename"), nb::arg("separator") = ",",
            nb::arg("append") = false);
+  nb::class_<BackupAndRestore, Callback>(m, "BackupAndRestore")
+      .def("__init__", [](BackupAndRestore* self, const std::string& backup_dir, const std::string& kwargs) {
+        new (self) BackupAndRestore(backup_dir, kwargs_of(kwargs));
+      }, nb::arg("backup_dir"), nb::arg("kwargs"));
   nb::class_<TensorBoard, Callback>(m, "TensorBoard")
       .def("__init__", [](TensorBoard* self, const std::string& kwargs) { new (self) TensorBoard(kwargs_of(kwargs)); },
            nb::arg("kwargs"));
   nb::class_<TerminateOnNaN, Callback>(m, "TerminateOnNaN").def(nb::init<>());
+  nb::class_<ProgbarLogger, Callback>(m, "ProgbarLogger").def("__init__", [](ProgbarLogger* self) {
+    new (self) ProgbarLogger(nullptr);  // std::cout, where fit's own bar writes
+  });
   nb::class_<WeightHistory, Callback>(m, "WeightHistory")
       .def(nb::init<std::string, int>(), nb::arg("filename"), nb::arg("every") = 1);
 }

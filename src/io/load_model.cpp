@@ -197,6 +197,7 @@ void load_weights_from_h5(Model& m, const io::H5File& file, const LoadWeightsOpt
   KCPP_CHECK(!options.by_name && !options.skip_mismatch, NotImplementedError, "load_weights(by_name / skip_mismatch) "
              "reads the legacy .h5 forms; ", file.name(), " holds the Keras 3 weights tree");
   io::load_keras3_weights(m, root);
+  io::read_optimizer_keras3(m, root, file.name());  // a compiled model's optimizer state, as Keras 3 restores it
 }
 }  // namespace
 

@@ -93,7 +93,11 @@ CallbackList make_callbacks(Model& m, const std::vector<callbacks::CallbackPtr>&
     *history = std::make_shared<callbacks::History>();
     list.all.push_back(*history);
   }
-  if (verbose > 0) list.all.push_back(std::make_shared<callbacks::ProgbarLogger>(out));
+  // A ProgbarLogger among the user's callbacks is the progress bar: Keras adds none then.
+  const bool has_bar = std::any_of(user.begin(), user.end(), [](const callbacks::CallbackPtr& c) {
+    return dynamic_cast<const callbacks::ProgbarLogger*>(c.get()) != nullptr;
+  });
+  if (verbose > 0 && !has_bar) list.all.push_back(std::make_shared<callbacks::ProgbarLogger>(out));
   for (auto& c : list.all) {
     KCPP_CHECK(c != nullptr, ValueError, "Received a null callback");
     c->set_model(&m);
@@ -227,8 +231,11 @@ std::shared_ptr<callbacks::History> run_fit(Model& m, Compiled& c, Feed& train, 
   m.stop_training = false;
   train.it.reset();
   Logs logs;
+  m.resume_at_epoch.reset();
   cbs.each([&](callbacks::Callback& cb) { cb.on_train_begin(logs); });
-  for (int epoch = o.initial_epoch; epoch < o.epochs && !m.stop_training; ++epoch) {
+  const int first_epoch = m.resume_at_epoch.value_or(o.initial_epoch);
+  m.resume_at_epoch.reset();
+  for (int epoch = first_epoch; epoch < o.epochs && !m.stop_training; ++epoch) {
     training::reset(c);
     Logs epoch_logs;
     cbs.each([&](callbacks::Callback& cb) { cb.on_epoch_begin(epoch, epoch_logs); });

@@ -92,6 +92,30 @@ def run_all(keras, seed_path, x, y, w, work, tf=None):
     m = keras.models.load_model(seed_path, compile=False)
     m.compile(optimizer=keras.optimizers.Adam(Batches.WarmUp(8)), loss="mse")
     record("python_schedule", m, m.fit(x, y, batch_size=16, epochs=3, shuffle=False, verbose=0))
+    # An interrupted fit resumed by BackupAndRestore: the weights, Adam's state and the epoch come back.
+    class PowerCut(keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            if epoch == 1:
+                raise RuntimeError("power cut")
+
+    def adam():
+        m = keras.models.load_model(seed_path, compile=False)
+        m.compile(optimizer=keras.optimizers.Adam(0.01), loss="mse")
+        return m
+    backup = os.path.join(work, keras.__name__ + "_backup")
+    try:
+        adam().fit(x, y, batch_size=16, epochs=4, shuffle=False, verbose=0,
+                   callbacks=[keras.callbacks.BackupAndRestore(backup), PowerCut()])
+    except RuntimeError:
+        pass
+    m = adam()
+    h = m.fit(x, y, batch_size=16, epochs=4, shuffle=False, verbose=0,
+              callbacks=[keras.callbacks.BackupAndRestore(backup)])
+    record("resumed", m, h)
+    RUNS["resumed"]["epochs"] = list(h.epoch)
+    RUNS["resumed"]["backup_left"] = os.path.exists(backup)
+    m = adam()
+    record("uninterrupted", m, m.fit(x, y, batch_size=16, epochs=4, shuffle=False, verbose=0))
     m = fresh()
     checkpoints = os.path.join(work, keras.__name__)
     m.fit(x, y, batch_size=16, epochs=3, shuffle=False, verbose=0, callbacks=[keras.callbacks.ModelCheckpoint(
@@ -141,7 +165,7 @@ def runs(tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", ["py_dataset", "generator", "steps_go_on", "workers", "shuffled", "tf_data",
-                                  "python_schedule"])
+                                  "python_schedule", "resumed", "uninterrupted"])
 def test_fit_on_data_sources_matches_real_keras(runs, name):
     ref, mine = runs[0][name], runs[1][name]
     assert set(mine["history"]) == set(ref["history"])
@@ -182,6 +206,16 @@ class Flaky(keras.utils.PyDataset):
 class Weights(keras.callbacks.Callback):
     def on_train_batch_end(self, batch, logs=None):
         self.last = self.model.get_weights()
+
+
+def test_backup_and_restore_resumes_where_training_stopped(runs):
+    resumed, whole = runs[1]["resumed"], runs[1]["uninterrupted"]
+    assert resumed["epochs"] == runs[0]["resumed"]["epochs"] == [2, 3]
+    assert not resumed["backup_left"]  # deleted once fit ends normally
+    # The resumed run ends where the uninterrupted one does: Adam's moments came back with the weights.
+    np.testing.assert_allclose(resumed["history"]["loss"], whole["history"]["loss"][2:], rtol=1e-5)
+    for got, want in zip(resumed["weights"], whole["weights"]):
+        np.testing.assert_allclose(np.array(got), np.array(want), rtol=1e-5, atol=1e-7)
 
 
 def test_model_checkpoint_every_n_batches_names_files_as_keras(runs):

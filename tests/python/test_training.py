@@ -106,6 +106,18 @@ def test_evaluate_and_batch_return_forms():
     np.testing.assert_allclose(model.predict_on_batch(x[:5]), model.predict(x[:5], verbose=0), atol=1e-6)
 
 
+def test_progbar_logger_given_is_the_one_bar(capfd):
+    # Keras adds no progress bar of its own when the callbacks hold one; verbose=2 prints a line per epoch.
+    x, y = data()
+    model = fresh()
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(x, y, epochs=2, verbose=2, callbacks=[keras.callbacks.ProgbarLogger()])
+    out = capfd.readouterr().out
+    assert out.count("Epoch 1/2") == 1 and out.count("Epoch 2/2") == 1 and "loss:" in out
+    model.fit(x, y, epochs=2, verbose=0, callbacks=[keras.callbacks.ProgbarLogger()])
+    assert capfd.readouterr().out == ""
+
+
 def test_python_callback_stops_training_and_writes_logs():
     class Stopper(keras.callbacks.Callback):
         def on_train_begin(self, logs=None):
