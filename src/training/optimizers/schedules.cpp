@@ -32,16 +32,20 @@ Json schedule_config(const std::string& cls, const Json& config, const Json& def
   return c;
 }
 
+// A schedule's step count (decay_steps, first_decay_steps) as float32, checked > 0 as Keras's constructors do.
+float positive_steps(const Json& c, const char* key) {
+  KCPP_CHECK(number(c, key) > 0, ValueError, "Argument `", key, "` must be > 0. Received: ", key, "=", c[key].dump());
+  return f32(number(c, key));
+}
+
 class ExponentialDecay final : public LearningRateSchedule {
  public:
   explicit ExponentialDecay(const Json& config)
       : c_(schedule_config("ExponentialDecay", config, {{"staircase", false}, {"name", "ExponentialDecay"}},
                            {"initial_learning_rate", "decay_steps", "decay_rate"})) {
     initial_ = f32(number(c_, "initial_learning_rate"));
-    decay_steps_ = f32(number(c_, "decay_steps"));
+    decay_steps_ = positive_steps(c_, "decay_steps");
     decay_rate_ = f32(number(c_, "decay_rate"));
-    KCPP_CHECK(number(c_, "decay_steps") > 0, ValueError,
-               "Argument `decay_steps` must be > 0. Received: decay_steps=", c_["decay_steps"].dump());
     staircase_ = c_["staircase"].is_boolean() && c_["staircase"].get<bool>();
   }
   std::string class_name() const override { return "ExponentialDecay"; }
@@ -110,9 +114,7 @@ class CosineDecay final : public LearningRateSchedule {
                            {{"alpha", 0.0}, {"name", "CosineDecay"}, {"warmup_target", nullptr}, {"warmup_steps", 0}},
                            {"initial_learning_rate", "decay_steps"})) {
     initial_ = f32(number(c_, "initial_learning_rate"));
-    KCPP_CHECK(number(c_, "decay_steps") > 0, ValueError,
-               "Argument `decay_steps` must be > 0. Received: decay_steps=", c_["decay_steps"].dump());
-    decay_steps_ = f32(number(c_, "decay_steps"));
+    decay_steps_ = positive_steps(c_, "decay_steps");
     alpha_ = number(c_, "alpha");
     warmup_ = !c_["warmup_target"].is_null();
     if (warmup_) {
@@ -157,10 +159,8 @@ class PolynomialDecay final : public LearningRateSchedule {
       : c_(schedule_config("PolynomialDecay", config,
                            {{"end_learning_rate", 0.0001}, {"power", 1.0}, {"cycle", false}, {"name", "PolynomialDecay"}},
                            {"initial_learning_rate", "decay_steps"})) {
-    KCPP_CHECK(number(c_, "decay_steps") > 0, ValueError,
-               "Argument `decay_steps` must be > 0. Received: decay_steps=", c_["decay_steps"].dump());
     initial_ = f32(number(c_, "initial_learning_rate"));
-    decay_steps_ = f32(number(c_, "decay_steps"));
+    decay_steps_ = positive_steps(c_, "decay_steps");
     end_ = f32(number(c_, "end_learning_rate"));
     power_ = f32(number(c_, "power"));
     cycle_ = c_["cycle"].is_boolean() && c_["cycle"].get<bool>();
@@ -191,10 +191,8 @@ class InverseTimeDecay final : public LearningRateSchedule {
   explicit InverseTimeDecay(const Json& config)
       : c_(schedule_config("InverseTimeDecay", config, {{"staircase", false}, {"name", "InverseTimeDecay"}},
                            {"initial_learning_rate", "decay_steps", "decay_rate"})) {
-    KCPP_CHECK(number(c_, "decay_steps") > 0, ValueError,
-               "Argument `decay_steps` must be > 0. Received: decay_steps=", c_["decay_steps"].dump());
     initial_ = f32(number(c_, "initial_learning_rate"));
-    decay_steps_ = f32(number(c_, "decay_steps"));
+    decay_steps_ = positive_steps(c_, "decay_steps");
     decay_rate_ = f32(number(c_, "decay_rate"));
     staircase_ = c_["staircase"].is_boolean() && c_["staircase"].get<bool>();
   }
@@ -222,10 +220,8 @@ class CosineDecayRestarts final : public LearningRateSchedule {
       : c_(schedule_config("CosineDecayRestarts", config,
                            {{"t_mul", 2.0}, {"m_mul", 1.0}, {"alpha", 0.0}, {"name", "SGDRDecay"}},
                            {"initial_learning_rate", "first_decay_steps"})) {
-    KCPP_CHECK(number(c_, "first_decay_steps") > 0, ValueError,
-               "Argument `first_decay_steps` must be > 0. Received: first_decay_steps=", c_["first_decay_steps"].dump());
     initial_ = f32(number(c_, "initial_learning_rate"));
-    first_ = f32(number(c_, "first_decay_steps"));
+    first_ = positive_steps(c_, "first_decay_steps");
     alpha_ = f32(number(c_, "alpha"));
     t_mul_ = f32(number(c_, "t_mul"));
     m_mul_ = f32(number(c_, "m_mul"));
