@@ -1,4 +1,4 @@
-// Precision, Recall and AUC (keras/src/metrics/confusion_metrics.py), with the confusion-matrix
+// Precision, Recall, AUC and the four confusion counts (keras/src/metrics/confusion_metrics.py), with the confusion-matrix
 // update of keras/src/metrics/metrics_utils.py: the general path (one comparison per threshold)
 // and the bucketed path Keras takes for evenly spaced thresholds (AUC's default).
 #include <algorithm>
@@ -125,6 +125,19 @@ int64_t int_or(const Json& c, const char* key, int64_t fallback, const std::stri
   return c[key].get<int64_t>();
 }
 
+// One threshold of a metric's config: null (the default), a number, or a list of one, in [0, 1].
+float one_threshold(const Json& given, double fallback, const std::string& cls) {
+  Json thr = given;
+  if (thr.is_array() && thr.size() == 1) thr = thr[0];
+  KCPP_CHECK(!thr.is_array(), NotImplementedError, cls, ": several thresholds are not supported (result() is "
+             "one number). Received: thresholds=", thr.dump());
+  KCPP_CHECK(thr.is_null() || thr.is_number(), ValueError, cls, ": `thresholds` must be a number. Received: ",
+             thr.dump());
+  KCPP_CHECK(thr.is_null() || (thr.get<double>() >= 0 && thr.get<double>() <= 1), ValueError,
+             "Threshold values must be in [0, 1]. Received: thresholds=", thr.dump());
+  return static_cast<float>(thr.is_null() ? fallback : thr.get<double>());
+}
+
 // Precision and Recall: one threshold (kerascpp's result() is one number), top_k, class_id.
 class PrecisionRecall : public Metric {
  public:
@@ -138,15 +151,7 @@ class PrecisionRecall : public Metric {
     config_["thresholds"] = thr;
     config_["top_k"] = top_k_ < 0 ? Json() : Json(top_k_);
     config_["class_id"] = class_id_ < 0 ? Json() : Json(class_id_);
-    if (thr.is_array() && thr.size() == 1) thr = thr[0];
-    KCPP_CHECK(!thr.is_array(), NotImplementedError, cls, ": several thresholds are not supported (result() is "
-               "one number). Received: thresholds=", thr.dump());
-    KCPP_CHECK(thr.is_null() || thr.is_number(), ValueError, cls, ": `thresholds` must be a number. Received: ",
-               thr.dump());
-    const double t = thr.is_null() ? (top_k_ > 0 ? kNegInf : 0.5) : thr.get<double>();
-    KCPP_CHECK(thr.is_null() || (t >= 0 && t <= 1), ValueError,
-               "Threshold values must be in [0, 1]. Received: thresholds=", thr.dump());
-    m_.thresholds = {static_cast<float>(t)};
+    m_.thresholds = {one_threshold(thr, top_k_ > 0 ? kNegInf : 0.5, cls)};
     m_.reset();
   }
   std::string class_name() const override { return recall_ ? "Recall" : "Precision"; }
@@ -161,6 +166,35 @@ class PrecisionRecall : public Metric {
  private:
   bool recall_;
   int64_t top_k_ = -1, class_id_ = -1;
+  Confusion m_;
+};
+
+// TruePositives, FalsePositives, TrueNegatives, FalseNegatives (_ConfusionMatrixConditionCount): the
+// weighted count of one cell of the confusion matrix at one threshold (0.5 by default).
+class ConditionCount : public Metric {
+ public:
+  enum Cell { kTP, kFP, kTN, kFN };
+  ConditionCount(const Json& c, Cell cell, const char* cls, const char* default_name)
+      : Metric(c, default_name), cell_(cell), cls_(cls) {
+    check_keys(c, cls_, {"thresholds"});
+    const Json given = c.is_object() && c.contains("thresholds") ? c["thresholds"] : Json();
+    m_.thresholds = {one_threshold(given, 0.5, cls_)};
+    config_["thresholds"] = given;  // as given (None: 0.5)
+    m_.reset();
+  }
+  std::string class_name() const override { return cls_; }
+  void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) override {
+    update_confusion(m_, y_true, y_pred, sample_weight, -1, -1, false, name());
+  }
+  double result() const override {
+    const std::vector<double>& v = cell_ == kTP ? m_.tp : cell_ == kFP ? m_.fp : cell_ == kTN ? m_.tn : m_.fn;
+    return static_cast<float>(v[0]);  // a float32 accumulator, as Keras's
+  }
+  void reset_state() override { m_.reset(); }
+
+ private:
+  Cell cell_;
+  std::string cls_;
   Confusion m_;
 };
 
@@ -259,6 +293,10 @@ MetricPtr make_confusion_metric(const std::string& cls, const Json& c) {
   if (cls == "Precision") return std::make_shared<PrecisionRecall>(c, false);
   if (cls == "Recall") return std::make_shared<PrecisionRecall>(c, true);
   if (cls == "AUC") return std::make_shared<AUC>(c);
+  if (cls == "TruePositives") return std::make_shared<ConditionCount>(c, ConditionCount::kTP, "TruePositives", "true_positives");
+  if (cls == "FalsePositives") return std::make_shared<ConditionCount>(c, ConditionCount::kFP, "FalsePositives", "false_positives");
+  if (cls == "TrueNegatives") return std::make_shared<ConditionCount>(c, ConditionCount::kTN, "TrueNegatives", "true_negatives");
+  if (cls == "FalseNegatives") return std::make_shared<ConditionCount>(c, ConditionCount::kFN, "FalseNegatives", "false_negatives");
   return nullptr;
 }
 
