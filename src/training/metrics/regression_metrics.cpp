@@ -2,7 +2,10 @@
 // regression_metrics.py, probabilistic_metrics.py, hinge_metrics.py: MeanSquaredError,
 // MeanAbsoluteError, ..., BinaryCrossentropy, KLDivergence, Hinge...) and RootMeanSquaredError.
 // The per-sample values are the loss's call(): the same function Keras's MeanMetricWrapper calls.
+#include <algorithm>
 #include <cmath>
+
+#include "kerascpp/warnings.h"
 
 #include "kerascpp/losses.h"
 #include "ops/tape.h"
@@ -81,10 +84,102 @@ class RootMeanSquaredError : public MeanMetricWrapper {
   double result() const override { return std::sqrt(Mean::result()); }
 };
 
+// R2Score (coefficient of determination) over (batch, outputs) values: per-output weighted sums in
+// float32 accumulators, as Keras's variables, aggregated uniformly or by variance; the adjusted score
+// with num_regressors.
+class R2Score : public Metric {
+ public:
+  explicit R2Score(const Json& c) : Metric(c, "r2_score") {
+    check_keys(c, "R2Score", {"class_aggregation", "num_regressors"});
+    const Json agg = c.is_object() && c.contains("class_aggregation") ? c["class_aggregation"] : Json("uniform_average");
+    KCPP_CHECK(agg.is_null() || agg == "uniform_average" || agg == "variance_weighted_average", ValueError,
+               "Invalid value for argument `class_aggregation`. Expected one of (None, 'uniform_average', "
+               "'variance_weighted_average'). Received: class_aggregation=", agg.dump());
+    KCPP_CHECK(!agg.is_null(), NotImplementedError, "R2Score(class_aggregation=None) gives one score per output; "
+               "kerascpp's metric results are one number. Use 'uniform_average' or 'variance_weighted_average'.");
+    variance_weighted_ = agg == "variance_weighted_average";
+    const Json reg = c.is_object() && c.contains("num_regressors") ? c["num_regressors"] : Json(0);
+    KCPP_CHECK(reg.is_number_integer() && reg.get<int64_t>() >= 0, ValueError, "Invalid value for argument "
+               "`num_regressors`. Expected a value >= 0. Received: num_regressors=", reg.dump());
+    num_regressors_ = reg.get<int64_t>();
+    config_["class_aggregation"] = agg;
+    config_["num_regressors"] = num_regressors_;
+  }
+  std::string class_name() const override { return "R2Score"; }
+  void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) override {
+    NdArray t = to_nd(y_true, name(), "y_true"), p = to_nd(y_pred, name(), "y_pred");
+    squeeze_or_expand(t, p);
+    KCPP_CHECK(t.rank() == 2 && p.rank() == 2, ValueError, "R2Score expects 2D inputs with shape (batch_size, "
+               "output_dim). Received input shapes: y_pred.shape=", shape_str(p.shape), " and y_true.shape=",
+               shape_str(t.shape), ".");
+    const int64_t n = t.dim(0), k = t.dim(1);
+    KCPP_CHECK(p.shape == t.shape, ValueError, name(), ": y_true and y_pred must have the same shape. Received: ",
+               shape_str(t.shape), " and ", shape_str(p.shape));
+    if (sum_.empty()) sum_ = squared_sum_ = total_mse_ = count_ = std::vector<float>(static_cast<size_t>(k), 0.f);
+    KCPP_CHECK(static_cast<int64_t>(sum_.size()) == k, ValueError, name(), ": built for ", sum_.size(),
+               " outputs, received ", k);
+    NdArray w{{n, k}, std::vector<double>(static_cast<size_t>(n * k), 1.0)};
+    if (sample_weight.defined()) {
+      w = to_nd(sample_weight, name(), "sample_weight");
+      if (w.rank() == 1) w.shape.push_back(1);
+      w = broadcast_to(w, t.shape, name() + " (sample_weight)");
+    }
+    for (int64_t j = 0; j < k; ++j) {
+      float s = 0.f, sq = 0.f, mse = 0.f, cnt = 0.f;
+      for (int64_t i = 0; i < n; ++i) {
+        const float yt = static_cast<float>(t.v[i * k + j]), yp = static_cast<float>(p.v[i * k + j]);
+        const float wi = static_cast<float>(w.v[i * k + j]), d = yt - yp;
+        s += yt * wi;
+        sq += yt * (yt * wi);
+        mse += d * d * wi;
+        cnt += wi;
+      }
+      sum_[j] += s, squared_sum_[j] += sq, total_mse_[j] += mse, count_[j] += cnt;
+    }
+    num_samples_ += static_cast<float>(n * k);
+  }
+  double result() const override {
+    const size_t k = sum_.size();
+    if (k == 0) return std::nanf("");
+    float agg = 0.f, weights = 0.f;
+    for (size_t j = 0; j < k; ++j) {
+      const float mean = sum_[j] / count_[j];
+      const float total = squared_sum_[j] - sum_[j] * mean;
+      float raw = 1.f - total_mse_[j] / total;
+      if (std::isinf(raw)) raw = 0.f;
+      agg += variance_weighted_ ? total * raw : raw;
+      weights += variance_weighted_ ? total : 1.f;
+    }
+    float r2 = agg / weights;
+    if (num_regressors_ != 0) {
+      const float n = num_samples_, reg = static_cast<float>(num_regressors_);
+      if (reg > n - 1) {
+        warn("More independent predictors than datapoints in adjusted R2 score. Falling back to standard R2 score.");
+      } else if (reg == n - 1) {
+        warn("Division by zero in Adjusted R2 score. Falling back to standard R2 score.");
+      } else {
+        r2 = 1.f - (1.f - r2) * (n - 1.f) / (n - reg - 1.f);
+      }
+    }
+    return r2;
+  }
+  void reset_state() override {
+    for (auto* v : {&sum_, &squared_sum_, &total_mse_, &count_}) std::fill(v->begin(), v->end(), 0.f);
+    num_samples_ = 0.f;
+  }
+
+ private:
+  bool variance_weighted_ = false;
+  int64_t num_regressors_ = 0;
+  std::vector<float> sum_, squared_sum_, total_mse_, count_;
+  float num_samples_ = 0.f;
+};
+
 }  // namespace
 
 MetricPtr make_regression_metric(const std::string& cls, const Json& c) {
   if (cls == "RootMeanSquaredError") return std::make_shared<RootMeanSquaredError>(c);
+  if (cls == "R2Score") return std::make_shared<R2Score>(c);
   for (const LossMetricSpec& s : specs())
     if (cls == s.metric_class) return std::make_shared<LossMetric>(s, c);
   return nullptr;
