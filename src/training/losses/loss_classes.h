@@ -23,6 +23,7 @@ LossPtr make_mean_absolute_percentage_error(const Json& config);
 LossPtr make_mean_squared_logarithmic_error(const Json& config);
 LossPtr make_huber(const Json& config);
 LossPtr make_log_cosh(const Json& config);
+LossPtr make_cosine_similarity(const Json& config);
 LossPtr make_binary_crossentropy(const Json& config);
 LossPtr make_categorical_crossentropy(const Json& config);
 LossPtr make_sparse_categorical_crossentropy(const Json& config);

@@ -1,5 +1,5 @@
 // The regression losses of keras/src/losses/losses.py: MeanSquaredError, MeanAbsoluteError,
-// MeanAbsolutePercentageError, MeanSquaredLogarithmicError, Huber, LogCosh. Each is its Keras
+// MeanAbsolutePercentageError, MeanSquaredLogarithmicError, Huber, LogCosh, CosineSimilarity. Each is its Keras
 // function on (y_true, y_pred) after squeeze_or_expand_to_same_rank, reduced over the last axis.
 #include <cmath>
 
@@ -102,8 +102,45 @@ class LogCosh : public RegressionLoss {
   }
 };
 
+// Keras's ops.normalize (order 2, epsilon 1e-7): x * min(rsqrt(sum(x^2 over axis)), 1 / epsilon).
+Tensor l2_normalized(const Tensor& x, int axis) {
+  const Tensor s = ops::sum(ops::unary(UnaryOp::square, x), axis, true);
+  return mul(x, minimum(div(scalar(1.f), ops::unary(UnaryOp::sqrt, s)), 1e7f));
+}
+
+// -sum(normalize(y_true) * normalize(y_pred), axis): -1 for the same direction, 0 for orthogonal ones.
+// Keras 3.15's get_config omits axis (a round trip through Keras loses it); kerascpp writes it, which
+// Keras's CosineSimilarity(**config) accepts.
+class CosineSimilarity : public Loss {
+ public:
+  explicit CosineSimilarity(const Json& c) : Loss(c, "cosine_similarity") {
+    check_keys(c, "CosineSimilarity", {"axis"});
+    const Json axis = c.is_object() && c.contains("axis") && !c["axis"].is_null() ? c["axis"] : Json(-1);
+    KCPP_CHECK(axis.is_number_integer(), ValueError, "CosineSimilarity: `axis` must be an integer. Received: axis=",
+               axis.dump());
+    axis_ = axis.get<int>();
+    config_["axis"] = axis_;
+  }
+  std::string class_name() const override { return "CosineSimilarity"; }
+  Tensor call(const Tensor& y_true, const Tensor& y_pred) const override {
+    const Aligned a = align("CosineSimilarity", y_true, y_pred);
+    check_broadcast("CosineSimilarity", a.y_true, a.y_pred);
+    if (a.implicit_last)  // Keras's (batch, 1): each value normalised alone, its sign
+      return mul(mul(l2_normalized_each(a.y_true), l2_normalized_each(a.y_pred)), scalar(-1.f));
+    const int axis = ops::normalize_axis(axis_, a.y_pred.rank());
+    return mul(ops::sum(mul(l2_normalized(a.y_true, axis), l2_normalized(a.y_pred, axis)), axis), scalar(-1.f));
+  }
+
+ private:
+  static Tensor l2_normalized_each(const Tensor& x) {  // over an implicit axis of size 1
+    return mul(x, minimum(div(scalar(1.f), ops::unary(UnaryOp::sqrt, ops::unary(UnaryOp::square, x))), 1e7f));
+  }
+  int axis_ = -1;
+};
+
 }  // namespace
 
+LossPtr make_cosine_similarity(const Json& c) { return std::make_shared<CosineSimilarity>(c); }
 LossPtr make_mean_squared_error(const Json& c) { return std::make_shared<MeanSquaredError>(c); }
 LossPtr make_mean_absolute_error(const Json& c) { return std::make_shared<MeanAbsoluteError>(c); }
 LossPtr make_mean_absolute_percentage_error(const Json& c) { return std::make_shared<MeanAbsolutePercentageError>(c); }

@@ -84,6 +84,27 @@ class RootMeanSquaredError : public MeanMetricWrapper {
   double result() const override { return std::sqrt(Mean::result()); }
 };
 
+// CosineSimilarity: the mean of sum(normalize(y_true) * normalize(y_pred), axis), the loss's value
+// with its sign turned (keras/src/metrics/regression_metrics.py cosine_similarity).
+class CosineSimilarityMetric : public MeanMetricWrapper {
+ public:
+  explicit CosineSimilarityMetric(const Json& c) : MeanMetricWrapper(c, "CosineSimilarity", "cosine_similarity") {
+    check_keys(c, "CosineSimilarity", {"axis"});
+    const Json axis = c.is_object() && c.contains("axis") ? c["axis"] : Json(-1);
+    loss_ = losses::get(Json{{"class_name", "CosineSimilarity"}, {"config", {{"axis", axis}}}});
+    config_["axis"] = axis;
+  }
+  NdArray values(const Tensor& y_true, const Tensor& y_pred) const override {
+    ops::NoRecord no_record;
+    NdArray v = to_nd(loss_->call(y_true, y_pred), name(), "values");
+    for (double& x : v.v) x = -x;
+    return v;
+  }
+
+ private:
+  losses::LossPtr loss_;
+};
+
 // R2Score (coefficient of determination) over (batch, outputs) values: per-output weighted sums in
 // float32 accumulators, as Keras's variables, aggregated uniformly or by variance; the adjusted score
 // with num_regressors.
@@ -180,6 +201,7 @@ class R2Score : public Metric {
 MetricPtr make_regression_metric(const std::string& cls, const Json& c) {
   if (cls == "RootMeanSquaredError") return std::make_shared<RootMeanSquaredError>(c);
   if (cls == "R2Score") return std::make_shared<R2Score>(c);
+  if (cls == "CosineSimilarity") return std::make_shared<CosineSimilarityMetric>(c);
   for (const LossMetricSpec& s : specs())
     if (cls == s.metric_class) return std::make_shared<LossMetric>(s, c);
   return nullptr;
