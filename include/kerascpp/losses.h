@@ -44,6 +44,10 @@ class Loss {
   // call(), weighted by sample_weight (broadcast over the per-sample losses; undefined: 1) and
   // reduced: a scalar for sum_over_batch_size and sum, the weighted losses for none.
   Tensor operator()(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) const;
+  // The mask Keras attaches to call()'s result (1 where an entry counts, 0 where it is ignored, the
+  // shape of call()'s result), or undefined: SparseCategoricalCrossentropy's ignore_class. operator()
+  // weights by it as Keras's apply_mask does (a mean then divides by the entries that count).
+  virtual Tensor keras_mask(const Tensor& y_true, const Tensor& y_pred) const;
 
   // Keras 3's get_config(): {"name": ..., "reduction": ..., plus the class's options}.
   virtual Json get_config() const;

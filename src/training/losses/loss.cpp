@@ -49,8 +49,34 @@ Loss::Loss(const Json& config, const std::string& default_name) : name_(default_
   config_["reduction"] = parse_reduction(config, &reduction_);
 }
 
+Tensor Loss::keras_mask(const Tensor&, const Tensor&) const { return Tensor(); }
+
+// keras/src/losses/loss.py apply_mask: for a mean, the entries that count weigh total / valid, so the
+// mean is over them; the mask multiplies the sample weights.
 Tensor Loss::operator()(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) const {
-  return detail::reduce_weighted_values(class_name(), call(y_true, y_pred), sample_weight, reduction_);
+  const Tensor values = call(y_true, y_pred);
+  Tensor mask = keras_mask(y_true, y_pred);
+  if (!mask.defined())
+    return detail::reduce_weighted_values(class_name(), values, sample_weight, reduction_);
+  mask = mask.copy();
+  float* m = mask.data<float>();
+  if (reduction_ == Reduction::mean || reduction_ == Reduction::sum_over_batch_size) {
+    float valid = 0.f;
+    for (int64_t i = 0; i < mask.size(); ++i) valid += m[i];
+    const float scale = static_cast<float>(mask.size()) / (valid + 1e-7f);
+    for (int64_t i = 0; i < mask.size(); ++i) m[i] *= scale;
+  }
+  Tensor sw = mask;
+  if (sample_weight.defined()) {
+    Tensor w = detail::as_float(sample_weight, class_name(), "sample_weight");
+    if (w.rank() < mask.rank()) {  // (batch,) weights over (batch, ...) entries
+      Shape s = w.shape();
+      s.resize(static_cast<size_t>(mask.rank()), 1);
+      w = w.reshape(s);
+    }
+    sw = detail::mul(mask, w);
+  }
+  return detail::reduce_weighted_values(class_name(), values, sw, reduction_);
 }
 
 // Keras 3's Loss.get_config: {"name", "reduction"} and the class's options (config_ holds the

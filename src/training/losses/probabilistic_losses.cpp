@@ -3,6 +3,7 @@
 // numerics of the TensorFlow backend (keras/src/backend/tensorflow/nn.py): probabilities are
 // clipped to [eps, 1 - eps]; logits go through the stable sigmoid / log-softmax forms.
 #include <cmath>
+#include <optional>
 
 #include "training/losses/loss_classes.h"
 #include "training/losses/loss_utils.h"
@@ -114,18 +115,57 @@ class SparseCategoricalCrossentropy : public Loss {
     const char* cls = "SparseCategoricalCrossentropy";
     check_keys(c, cls, {"from_logits", "ignore_class", "axis"});
     from_logits_ = bool_option(c, cls, "from_logits", false);
-    KCPP_CHECK(!c.is_object() || !c.contains("ignore_class") || c["ignore_class"].is_null(), NotImplementedError,
-               cls, ": ignore_class is not supported yet. Received: ignore_class=", c["ignore_class"].dump());
+    const Json ignore = c.is_object() && c.contains("ignore_class") ? c["ignore_class"] : Json();
+    KCPP_CHECK(ignore.is_null() || ignore.is_number_integer(), ValueError, cls, ": `ignore_class` must be an integer "
+               "or None. Received: ignore_class=", ignore.dump());
+    if (ignore.is_number_integer()) ignore_class_ = ignore.get<int64_t>();
     const int axis = int_option(c, cls, "axis", -1);
     KCPP_CHECK(axis == -1, ValueError, cls, ": Only axis=-1 is currently supported. Received: axis=", axis);
     config_["from_logits"] = from_logits_;
-    config_["ignore_class"] = nullptr;  // Keras 3.15 writes ignore_class but not axis
+    config_["ignore_class"] = ignore;  // Keras 3.15 writes ignore_class but not axis
+  }
+  // ignore_class: 1 where the label counts, 0 where it is the ignored class (Keras's valid_mask).
+  Tensor keras_mask(const Tensor& y_true, const Tensor& y_pred) const override {
+    if (!ignore_class_) return Tensor();
+    const Tensor labels = class_labels(y_true, y_pred);
+    Tensor m = Tensor::empty(labels.shape());
+    for (int64_t i = 0; i < labels.size(); ++i)
+      m.data<float>()[i] = labels.data<float>()[i] == static_cast<float>(*ignore_class_) ? 0.f : 1.f;
+    return m;
   }
   std::string class_name() const override { return "SparseCategoricalCrossentropy"; }
 
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override {
     const std::string cls = class_name();
-    Aligned a = align(cls, y_true, y_pred);
+    const Aligned a = align(cls, y_true, y_pred);
+    const Tensor labels = class_labels(y_true, y_pred);
+    const int64_t k = a.implicit_last ? 1 : a.y_pred.dim(-1);
+    const Tensor valid = keras_mask(y_true, y_pred);
+    // One-hot labels (tf.cast to int64 truncates), checked like tf.nn.sparse_softmax_cross_entropy_with_logits.
+    Tensor onehot = Tensor::zeros(a.implicit_last ? labels.shape() : a.y_pred.shape());
+    const float* l = labels.data<float>();
+    float* o = onehot.data<float>();
+    for (int64_t i = 0; i < labels.size(); ++i) {
+      if (valid.defined() && valid.data<float>()[i] == 0.f) continue;  // Keras: label 0, its loss masked to 0
+      const double v = std::trunc(static_cast<double>(l[i]));
+      KCPP_CHECK(v >= 0 && v < static_cast<double>(k), ValueError, cls, ": Received a label value of ", l[i],
+                 " which is outside the valid range of [0, ", k, ").");
+      o[i * k + static_cast<int64_t>(v)] = 1.f;
+    }
+    const Tensor& x = a.y_pred;
+    // tf.nn.sparse_softmax_cross_entropy_with_logits on the logits, or on log(clip(p)) for
+    // probabilities (which renormalises the clipped probabilities).
+    const Tensor logits = from_logits_ ? x : ops::unary(UnaryOp::log, clip(x, kEpsilon, kOneMinusEpsilon));
+    if (a.implicit_last) return negate(mul(onehot, sub(logits, logits)));
+    const Tensor res = negate(ops::sum(mul(onehot, ops::log_softmax(logits, -1)), -1));
+    return valid.defined() ? mul(res, valid) : res;  // an ignored entry: no one-hot, 0 and no gradient
+  }
+
+ private:
+  // The class indices, the shape of y_pred without its class axis (a trailing 1 of y_true dropped).
+  Tensor class_labels(const Tensor& y_true, const Tensor& y_pred) const {
+    const std::string cls = class_name();
+    const Aligned a = align(cls, y_true, y_pred);
     Tensor labels = a.y_true;
     Shape want = a.y_pred.shape();
     if (!a.implicit_last) {
@@ -137,27 +177,10 @@ class SparseCategoricalCrossentropy : public Loss {
     KCPP_CHECK(labels.shape() == want, ValueError, cls,
                ": y_true must have the shape of y_pred without its last axis (class indices). Received: "
                "y_true.shape=", shape_str(y_true.shape()), ", y_pred.shape=", shape_str(y_pred.shape()));
-    const int64_t k = a.implicit_last ? 1 : a.y_pred.dim(-1);
-    // One-hot labels (tf.cast to int64 truncates), checked like tf.nn.sparse_softmax_cross_entropy_with_logits.
-    Tensor onehot = Tensor::zeros(a.implicit_last ? labels.shape() : a.y_pred.shape());
-    const float* l = labels.data<float>();
-    float* o = onehot.data<float>();
-    for (int64_t i = 0; i < labels.size(); ++i) {
-      const double v = std::trunc(static_cast<double>(l[i]));
-      KCPP_CHECK(v >= 0 && v < static_cast<double>(k), ValueError, cls, ": Received a label value of ", l[i],
-                 " which is outside the valid range of [0, ", k, ").");
-      o[i * k + static_cast<int64_t>(v)] = 1.f;
-    }
-    const Tensor& x = a.y_pred;
-    // tf.nn.sparse_softmax_cross_entropy_with_logits on the logits, or on log(clip(p)) for
-    // probabilities (which renormalises the clipped probabilities).
-    const Tensor logits = from_logits_ ? x : ops::unary(UnaryOp::log, clip(x, kEpsilon, kOneMinusEpsilon));
-    if (a.implicit_last) return negate(mul(onehot, sub(logits, logits)));
-    return negate(ops::sum(mul(onehot, ops::log_softmax(logits, -1)), -1));
+    return labels;
   }
-
- private:
   bool from_logits_ = false;
+  std::optional<int64_t> ignore_class_;
 };
 
 // sum(y_true * log(y_true / y_pred)) with both clipped to [eps, 1].
