@@ -123,6 +123,16 @@ def run_all(keras, seed_path, x, y, w, work, tf=None):
               metrics=["cosine_similarity", "r2_score", keras.metrics.TruePositives(thresholds=0.2)])
     y3 = np.stack([x[:, 0] - x[:, 1], x[:, 2], 0.5 * x[:, 3]], axis=1)
     record("cosine_loss", m, m.fit(x, y3, batch_size=16, epochs=3, shuffle=False, verbose=0))
+    m = keras.Sequential([keras.Input((8,)), keras.layers.Dense(3)])
+    m.set_weights([np.linspace(-1, 1, 24, dtype="float32").reshape(8, 3), np.zeros(3, "float32")])
+    m.compile(optimizer=keras.optimizers.SGD(0.5), loss=keras.losses.CategoricalFocalCrossentropy(from_logits=True),
+              metrics=["categorical_accuracy"])
+    onehot = np.eye(3, dtype="float32")[np.argmax(y3, axis=1)]
+    record("categorical_focal_loss", m, m.fit(x, onehot, batch_size=16, epochs=3, shuffle=False, verbose=0))
+    m = keras.models.load_model(seed_path, compile=False)  # its linear output as the logit
+    m.compile(optimizer=keras.optimizers.SGD(0.1), loss=keras.losses.BinaryFocalCrossentropy(
+        from_logits=True, apply_class_balancing=True, gamma=1.5))
+    record("focal_loss", m, m.fit(x, (y > 0).astype("float32"), batch_size=16, epochs=3, shuffle=False, verbose=0))
     m = fresh()
     checkpoints = os.path.join(work, keras.__name__)
     m.fit(x, y, batch_size=16, epochs=3, shuffle=False, verbose=0, callbacks=[keras.callbacks.ModelCheckpoint(
@@ -172,7 +182,8 @@ def runs(tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", ["py_dataset", "generator", "steps_go_on", "workers", "shuffled", "tf_data",
-                                  "python_schedule", "resumed", "uninterrupted", "cosine_loss"])
+                                  "python_schedule", "resumed", "uninterrupted", "cosine_loss", "focal_loss",
+                                  "categorical_focal_loss"])
 def test_fit_on_data_sources_matches_real_keras(runs, name):
     ref, mine = runs[0][name], runs[1][name]
     assert set(mine["history"]) == set(ref["history"])

@@ -25,6 +25,8 @@ LossPtr make_huber(const Json& config);
 LossPtr make_log_cosh(const Json& config);
 LossPtr make_cosine_similarity(const Json& config);
 LossPtr make_binary_crossentropy(const Json& config);
+LossPtr make_binary_focal_crossentropy(const Json& config);
+LossPtr make_categorical_focal_crossentropy(const Json& config);
 LossPtr make_categorical_crossentropy(const Json& config);
 LossPtr make_sparse_categorical_crossentropy(const Json& config);
 LossPtr make_kl_divergence(const Json& config);

@@ -4,6 +4,7 @@
 // clipped to [eps, 1 - eps]; logits go through the stable sigmoid / log-softmax forms.
 #include <cmath>
 #include <optional>
+#include <string>
 
 #include "training/losses/loss_classes.h"
 #include "training/losses/loss_utils.h"
@@ -75,6 +76,108 @@ class BinaryCrossentropy : public CrossentropyBase {
     }
     return mean_last(bce, a, axis_);
   }
+};
+
+// The crossentropy base reads from_logits, label_smoothing and axis; the focal options are read by the
+// focal classes, checked here with the rest.
+Json focal_options(const Json& c, const char* cls) {
+  const bool binary = std::string(cls) == "BinaryFocalCrossentropy";
+  if (binary)
+    check_keys(c, cls, {"from_logits", "label_smoothing", "axis", "apply_class_balancing", "alpha", "gamma"});
+  else
+    check_keys(c, cls, {"from_logits", "label_smoothing", "axis", "alpha", "gamma"});
+  Json base = c.is_object() ? c : Json::object();
+  for (const char* k : {"apply_class_balancing", "alpha", "gamma"}) base.erase(k);
+  return base;
+}
+
+// base^gamma (ops.power), differentiable in the base: the focal losses' modulating factor.
+Tensor power(const Tensor& base, double gamma) {
+  return ops::map_binary(
+      "power", base, scalar(static_cast<float>(gamma)), [](float b, float e) { return std::pow(b, e); },
+      [](float b, float e, float) { return e * std::pow(b, e - 1.f); },
+      [](float b, float, float y) { return b > 0.f ? y * std::log(b) : 0.f; });
+}
+
+// (1 - p_t)^gamma * bce, p_t the probability given to the true label; with apply_class_balancing each
+// term weighs alpha (positives) or 1 - alpha. from_logits computes bce from the logits, as Keras's
+// binary_crossentropy does on the output of ops.sigmoid (its _keras_logits).
+class BinaryFocalCrossentropy : public CrossentropyBase {
+ public:
+  explicit BinaryFocalCrossentropy(const Json& c)
+      : CrossentropyBase(focal_options(c, "BinaryFocalCrossentropy"), "BinaryFocalCrossentropy",
+                         "binary_focal_crossentropy") {
+    const char* cls = "BinaryFocalCrossentropy";
+    balancing_ = bool_option(c, cls, "apply_class_balancing", false);
+    alpha_ = number_option(c, cls, "alpha", 0.25);
+    gamma_ = number_option(c, cls, "gamma", 2.0);
+    config_["apply_class_balancing"] = balancing_;
+    config_["alpha"] = alpha_;
+    config_["gamma"] = gamma_;
+  }
+  Tensor call(const Tensor& y_true, const Tensor& y_pred) const override {
+    const Aligned a = align(cls_, y_true, y_pred);
+    check_same_shape(cls_, a.y_true, a.y_pred);
+    Tensor z = a.y_true;
+    if (label_smoothing_ != 0)
+      z = affine_labels(z, static_cast<float>(1.0 - label_smoothing_), static_cast<float>(0.5 * label_smoothing_));
+    const Tensor& x = a.y_pred;
+    const Tensor one = scalar(1.f);
+    Tensor p, bce;
+    if (from_logits_) {
+      p = ops::unary(UnaryOp::sigmoid, x);
+      bce = add(sub(ops::unary(UnaryOp::relu, x), mul(x, z)),
+                ops::unary(UnaryOp::softplus, negate(ops::unary(UnaryOp::abs, x))));
+    } else {
+      p = x;
+      const Tensor pc = clip(x, kEpsilon, kOneMinusEpsilon);
+      bce = negate(add(mul(z, ops::unary(UnaryOp::log, pc)), mul(sub(one, z), ops::unary(UnaryOp::log, sub(one, pc)))));
+    }
+    const Tensor p_t = add(mul(z, p), mul(sub(one, z), sub(one, p)));
+    Tensor focal = mul(power(sub(one, p_t), gamma_), bce);
+    if (balancing_) {
+      const float alpha = static_cast<float>(alpha_);
+      focal = mul(add(mul(z, scalar(alpha)), mul(sub(one, z), scalar(1.f - alpha))), focal);
+    }
+    return mean_last(focal, a, axis_);
+  }
+
+ private:
+  bool balancing_ = false;
+  double alpha_ = 0.25, gamma_ = 2.0;
+};
+
+// sum over the classes of alpha (1 - p)^gamma * -y log p, p the predictions renormalised and clipped
+// (softmax of the logits with from_logits).
+class CategoricalFocalCrossentropy : public CrossentropyBase {
+ public:
+  explicit CategoricalFocalCrossentropy(const Json& c)
+      : CrossentropyBase(focal_options(c, "CategoricalFocalCrossentropy"), "CategoricalFocalCrossentropy",
+                         "categorical_focal_crossentropy") {
+    alpha_ = number_option(c, cls_, "alpha", 0.25);
+    gamma_ = number_option(c, cls_, "gamma", 2.0);
+    config_["alpha"] = alpha_;
+    config_["gamma"] = gamma_;
+  }
+  Tensor call(const Tensor& y_true, const Tensor& y_pred) const override {
+    const Aligned a = align(cls_, y_true, y_pred);
+    check_same_shape(cls_, a.y_true, a.y_pred);
+    KCPP_CHECK(a.y_pred.rank() >= 1, ValueError, cls_, ": y_pred must be at least rank 1. Received: y_pred.shape=",
+               shape_str(a.y_pred.shape()));
+    Tensor t = a.y_true;
+    if (label_smoothing_ != 0) {
+      const double k = static_cast<double>(a.y_true.dim(-1));
+      t = affine_labels(t, static_cast<float>(1.0 - label_smoothing_), static_cast<float>(label_smoothing_ / k));
+    }
+    Tensor p = from_logits_ ? ops::softmax(a.y_pred, axis_) : a.y_pred;
+    p = clip(div(p, ops::sum(p, axis_, true)), kEpsilon, kOneMinusEpsilon);
+    const Tensor cce = negate(mul(t, ops::unary(UnaryOp::log, p)));
+    const Tensor weighting = mul(power(sub(scalar(1.f), p), gamma_), scalar(static_cast<float>(alpha_)));
+    return ops::sum(mul(weighting, cce), axis_);
+  }
+
+ private:
+  double alpha_ = 0.25, gamma_ = 2.0;
 };
 
 class CategoricalCrossentropy : public CrossentropyBase {
@@ -213,6 +316,8 @@ class Poisson : public Loss {
 }  // namespace
 
 LossPtr make_binary_crossentropy(const Json& c) { return std::make_shared<BinaryCrossentropy>(c); }
+LossPtr make_binary_focal_crossentropy(const Json& c) { return std::make_shared<BinaryFocalCrossentropy>(c); }
+LossPtr make_categorical_focal_crossentropy(const Json& c) { return std::make_shared<CategoricalFocalCrossentropy>(c); }
 LossPtr make_categorical_crossentropy(const Json& c) { return std::make_shared<CategoricalCrossentropy>(c); }
 LossPtr make_sparse_categorical_crossentropy(const Json& c) { return std::make_shared<SparseCategoricalCrossentropy>(c); }
 LossPtr make_kl_divergence(const Json& c) { return std::make_shared<KLDivergence>(c); }
