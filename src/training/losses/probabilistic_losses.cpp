@@ -30,6 +30,16 @@ int int_option(const Json& c, const std::string& cls, const char* key, int fallb
   return static_cast<int>(v);
 }
 
+// The elementwise binary crossentropy of labels z and predictions x: from the logits as
+// tf.nn.sigmoid_cross_entropy_with_logits (max(x, 0) - x z + log(1 + exp(-|x|))), else of the clipped
+// probabilities.
+Tensor binary_crossentropy_of(const Tensor& z, const Tensor& x, bool from_logits) {
+  if (from_logits)
+    return add(sub(ops::unary(UnaryOp::relu, x), mul(x, z)), ops::unary(UnaryOp::softplus, negate(ops::unary(UnaryOp::abs, x))));
+  const Tensor p = clip(x, kEpsilon, kOneMinusEpsilon), one = scalar(1.f);
+  return negate(add(mul(z, ops::unary(UnaryOp::log, p)), mul(sub(one, z), ops::unary(UnaryOp::log, sub(one, p)))));
+}
+
 // BinaryCrossentropy and CategoricalCrossentropy share from_logits, label_smoothing and axis.
 class CrossentropyBase : public Loss {
  public:
@@ -45,6 +55,11 @@ class CrossentropyBase : public Loss {
   std::string class_name() const override { return cls_; }
 
  protected:
+  // keras binary_crossentropy's labels: y_true * (1 - label_smoothing) + 0.5 * label_smoothing.
+  Tensor binary_labels(const Tensor& y_true) const {
+    if (label_smoothing_ == 0) return y_true;
+    return affine_labels(y_true, static_cast<float>(1.0 - label_smoothing_), static_cast<float>(0.5 * label_smoothing_));
+  }
   std::string cls_;
   bool from_logits_ = false;
   double label_smoothing_ = 0;
@@ -57,23 +72,7 @@ class BinaryCrossentropy : public CrossentropyBase {
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override {
     const Aligned a = align(cls_, y_true, y_pred);
     check_same_shape(cls_, a.y_true, a.y_pred);
-    Tensor z = a.y_true;
-    // keras binary_crossentropy: y_true * (1 - label_smoothing) + 0.5 * label_smoothing
-    if (label_smoothing_ != 0)
-      z = affine_labels(z, static_cast<float>(1.0 - label_smoothing_), static_cast<float>(0.5 * label_smoothing_));
-    const Tensor& x = a.y_pred;
-    Tensor bce;
-    if (from_logits_) {
-      // tf.nn.sigmoid_cross_entropy_with_logits: max(x, 0) - x z + log(1 + exp(-|x|))
-      const Tensor tail = ops::unary(UnaryOp::softplus, negate(ops::unary(UnaryOp::abs, x)));
-      bce = add(sub(ops::unary(UnaryOp::relu, x), mul(x, z)), tail);
-    } else {
-      const Tensor p = clip(x, kEpsilon, kOneMinusEpsilon);
-      const Tensor one = scalar(1.f);
-      const Tensor pos = mul(z, ops::unary(UnaryOp::log, p));
-      const Tensor neg = mul(sub(one, z), ops::unary(UnaryOp::log, sub(one, p)));
-      bce = negate(add(pos, neg));
-    }
+    const Tensor bce = binary_crossentropy_of(binary_labels(a.y_true), a.y_pred, from_logits_);
     return mean_last(bce, a, axis_);
   }
 };
@@ -118,21 +117,9 @@ class BinaryFocalCrossentropy : public CrossentropyBase {
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override {
     const Aligned a = align(cls_, y_true, y_pred);
     check_same_shape(cls_, a.y_true, a.y_pred);
-    Tensor z = a.y_true;
-    if (label_smoothing_ != 0)
-      z = affine_labels(z, static_cast<float>(1.0 - label_smoothing_), static_cast<float>(0.5 * label_smoothing_));
-    const Tensor& x = a.y_pred;
-    const Tensor one = scalar(1.f);
-    Tensor p, bce;
-    if (from_logits_) {
-      p = ops::unary(UnaryOp::sigmoid, x);
-      bce = add(sub(ops::unary(UnaryOp::relu, x), mul(x, z)),
-                ops::unary(UnaryOp::softplus, negate(ops::unary(UnaryOp::abs, x))));
-    } else {
-      p = x;
-      const Tensor pc = clip(x, kEpsilon, kOneMinusEpsilon);
-      bce = negate(add(mul(z, ops::unary(UnaryOp::log, pc)), mul(sub(one, z), ops::unary(UnaryOp::log, sub(one, pc)))));
-    }
+    const Tensor z = binary_labels(a.y_true), &x = a.y_pred, one = scalar(1.f);
+    const Tensor p = from_logits_ ? ops::unary(UnaryOp::sigmoid, x) : x;
+    const Tensor bce = binary_crossentropy_of(z, x, from_logits_);
     const Tensor p_t = add(mul(z, p), mul(sub(one, z), sub(one, p)));
     Tensor focal = mul(power(sub(one, p_t), gamma_), bce);
     if (balancing_) {
