@@ -60,6 +60,13 @@ class CrossentropyBase : public Loss {
     if (label_smoothing_ == 0) return y_true;
     return affine_labels(y_true, static_cast<float>(1.0 - label_smoothing_), static_cast<float>(0.5 * label_smoothing_));
   }
+  // keras categorical (focal) crossentropy's labels: y_true * (1 - label_smoothing) + label_smoothing / k,
+  // k the size of the LAST axis whatever `axis` is, the division in float32.
+  Tensor categorical_labels(const Aligned& a) const {
+    if (label_smoothing_ == 0) return a.y_true;
+    const float k = a.implicit_last ? 1.f : static_cast<float>(a.y_true.dim(-1));
+    return affine_labels(a.y_true, static_cast<float>(1.0 - label_smoothing_), static_cast<float>(label_smoothing_) / k);
+  }
   std::string cls_;
   bool from_logits_ = false;
   double label_smoothing_ = 0;
@@ -151,11 +158,7 @@ class CategoricalFocalCrossentropy : public CrossentropyBase {
     check_same_shape(cls_, a.y_true, a.y_pred);
     KCPP_CHECK(a.y_pred.rank() >= 1, ValueError, cls_, ": y_pred must be at least rank 1. Received: y_pred.shape=",
                shape_str(a.y_pred.shape()));
-    Tensor t = a.y_true;
-    if (label_smoothing_ != 0) {
-      const double k = static_cast<double>(a.y_true.dim(-1));
-      t = affine_labels(t, static_cast<float>(1.0 - label_smoothing_), static_cast<float>(label_smoothing_ / k));
-    }
+    const Tensor t = categorical_labels(a);
     Tensor p = from_logits_ ? ops::softmax(a.y_pred, axis_) : a.y_pred;
     p = clip(div(p, ops::sum(p, axis_, true)), kEpsilon, kOneMinusEpsilon);
     const Tensor cce = negate(mul(t, ops::unary(UnaryOp::log, p)));
@@ -176,12 +179,7 @@ class CategoricalCrossentropy : public CrossentropyBase {
     check_same_shape(cls_, a.y_true, a.y_pred);
     KCPP_CHECK(a.y_pred.rank() >= 1, ValueError, cls_, ": y_pred must be at least rank 1. Received: y_pred.shape=",
                shape_str(a.y_pred.shape()));
-    Tensor t = a.y_true;
-    if (label_smoothing_ != 0) {
-      // keras categorical_crossentropy smooths over the LAST axis whatever `axis` is.
-      const float k = a.implicit_last ? 1.f : static_cast<float>(t.dim(-1));
-      t = affine_labels(t, static_cast<float>(1.0 - label_smoothing_), static_cast<float>(label_smoothing_) / k);
-    }
+    const Tensor t = categorical_labels(a);
     const Tensor& x = a.y_pred;
     Tensor log_p;
     if (a.implicit_last) {

@@ -38,30 +38,38 @@ float positive_steps(const Json& c, const char* key) {
   return f32(number(c, key));
 }
 
-class ExponentialDecay final : public LearningRateSchedule {
+// ExponentialDecay and InverseTimeDecay: initial_learning_rate, decay_steps, decay_rate, staircase;
+// p = step / decay_steps (floored with staircase), in float32.
+class StepDecay : public LearningRateSchedule {
  public:
-  explicit ExponentialDecay(const Json& config)
-      : c_(schedule_config("ExponentialDecay", config, {{"staircase", false}, {"name", "ExponentialDecay"}},
-                           {"initial_learning_rate", "decay_steps", "decay_rate"})) {
+  StepDecay(const char* cls, const Json& config)
+      : cls_(cls), c_(schedule_config(cls, config, {{"staircase", false}, {"name", cls}},
+                                      {"initial_learning_rate", "decay_steps", "decay_rate"})) {
     initial_ = f32(number(c_, "initial_learning_rate"));
     decay_steps_ = positive_steps(c_, "decay_steps");
     decay_rate_ = f32(number(c_, "decay_rate"));
     staircase_ = c_["staircase"].is_boolean() && c_["staircase"].get<bool>();
   }
-  std::string class_name() const override { return "ExponentialDecay"; }
-  double operator()(int64_t step) const override {
-    float p = static_cast<float>(step) / decay_steps_;
-    if (staircase_) p = std::floor(p);
-    return initial_ * std::pow(decay_rate_, p);
-  }
+  std::string class_name() const override { return cls_; }
   Json get_config() const override {
     return detail::pick(c_, {"initial_learning_rate", "decay_steps", "decay_rate", "staircase", "name"});
   }
 
- private:
+ protected:
+  float progress(int64_t step) const {
+    const float p = static_cast<float>(step) / decay_steps_;
+    return staircase_ ? std::floor(p) : p;
+  }
+  std::string cls_;
   Json c_;
   float initial_, decay_steps_, decay_rate_;
   bool staircase_;
+};
+
+class ExponentialDecay final : public StepDecay {
+ public:
+  explicit ExponentialDecay(const Json& config) : StepDecay("ExponentialDecay", config) {}
+  double operator()(int64_t step) const override { return initial_ * std::pow(decay_rate_, progress(step)); }
 };
 
 class PiecewiseConstantDecay final : public LearningRateSchedule {
@@ -186,30 +194,10 @@ class PolynomialDecay final : public LearningRateSchedule {
   bool cycle_;
 };
 
-class InverseTimeDecay final : public LearningRateSchedule {
+class InverseTimeDecay final : public StepDecay {
  public:
-  explicit InverseTimeDecay(const Json& config)
-      : c_(schedule_config("InverseTimeDecay", config, {{"staircase", false}, {"name", "InverseTimeDecay"}},
-                           {"initial_learning_rate", "decay_steps", "decay_rate"})) {
-    initial_ = f32(number(c_, "initial_learning_rate"));
-    decay_steps_ = positive_steps(c_, "decay_steps");
-    decay_rate_ = f32(number(c_, "decay_rate"));
-    staircase_ = c_["staircase"].is_boolean() && c_["staircase"].get<bool>();
-  }
-  std::string class_name() const override { return "InverseTimeDecay"; }
-  double operator()(int64_t step) const override {
-    float p = static_cast<float>(step) / decay_steps_;
-    if (staircase_) p = std::floor(p);
-    return initial_ / (1.f + decay_rate_ * p);
-  }
-  Json get_config() const override {
-    return detail::pick(c_, {"initial_learning_rate", "decay_steps", "decay_rate", "staircase", "name"});
-  }
-
- private:
-  Json c_;
-  float initial_, decay_steps_, decay_rate_;
-  bool staircase_;
+  explicit InverseTimeDecay(const Json& config) : StepDecay("InverseTimeDecay", config) {}
+  double operator()(int64_t step) const override { return initial_ / (1.f + decay_rate_ * progress(step)); }
 };
 
 // SGDR: cosine decay restarted after first_decay_steps, then t_mul times longer each time, each
