@@ -114,6 +114,17 @@ TEST(Metrics, Errors) {
   EXPECT_NE(m.find("binary_accuracy"), std::string::npos) << m;
   m = testing::error_of<ValueError>([] { metrics::get(Json{{"class_name", "F1Score"}, {"config", Json::object()}}); });
   EXPECT_NE(m.find("F1Score"), std::string::npos) << m;
+  // The new metrics' bad options: a clear error naming the option; a vector-valued form refused by name.
+  m = testing::error_of<ValueError>([] { metrics::get(Json{{"class_name", "R2Score"}, {"config", {{"class_aggregation", "max"}}}}); });
+  EXPECT_NE(m.find("class_aggregation=\"max\""), std::string::npos) << m;
+  m = testing::error_of<NotImplementedError>([] { metrics::get(Json{{"class_name", "R2Score"}, {"config", {{"class_aggregation", nullptr}}}}); });
+  EXPECT_NE(m.find("class_aggregation=None"), std::string::npos) << m;
+  m = testing::error_of<ValueError>([] { metrics::get(Json{{"class_name", "R2Score"}, {"config", {{"num_regressors", -1}}}}); });
+  EXPECT_NE(m.find("num_regressors"), std::string::npos) << m;
+  m = testing::error_of<ValueError>([] { metrics::get(Json{{"class_name", "TruePositives"}, {"config", {{"thresholds", 1.5}}}}); });
+  EXPECT_NE(m.find("[0, 1]"), std::string::npos) << m;
+  m = testing::error_of<NotImplementedError>([] { metrics::get(Json{{"class_name", "FalseNegatives"}, {"config", {{"thresholds", {0.2, 0.8}}}}}); });
+  EXPECT_NE(m.find("several thresholds"), std::string::npos) << m;
   m = testing::error_of<ValueError>([] { metrics::get(Json{{"class_name", "BinaryAccuracy"}, {"config", {{"treshold", 1}}}}); });
   EXPECT_NE(m.find("treshold"), std::string::npos) << m;
   EXPECT_THROW(metrics::get(Json{{"class_name", "Precision"}, {"config", {{"thresholds", {0.2, 0.5}}}}}),
