@@ -76,6 +76,9 @@ class Optimizer {
   // Their path() is Keras 3's: "<name>/iteration", "<name>/learning_rate", then
   // "<name>/<var path with '/' -> '_'>_<slot>" ("adam/dense_kernel_momentum"); see optimizers_test.
   std::vector<VariablePtr> variables() const;
+  // The slot `slot_name` ("momentum", "velocity", ...) the optimizer keeps for `var`; null when it keeps
+  // none (not built, or a slot this configuration does not use: SGD without momentum).
+  VariablePtr slot(const Variable& var, const std::string& slot_name) const;
   // Keras 3 get_config(): name, learning_rate (or the schedule's {"module", "class_name", "config"...}),
   // weight_decay, clipnorm, global_clipnorm, clipvalue, use_ema, ..., plus the class's keys.
   Json get_config() const;

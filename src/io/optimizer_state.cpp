@@ -2,6 +2,7 @@
 
 #include "kerascpp/warnings.h"
 
+#include "io/keras2_optimizer_layout.h"
 #include "io/weights_io.h"
 
 namespace kerascpp::io {
@@ -74,6 +75,22 @@ void assign_all(Model& model, const std::vector<Tensor>& values, const std::stri
   for (size_t i = 0; i < vars.size(); ++i) vars[i]->assign(values[i].reshape(vars[i]->shape()));
 }
 
+// tf.keras 2.0-2.10 and Keras 2.0-2.3 files (keras2_optimizer_layout.h): paired by name and block, all
+// or nothing.
+void assign_slot_major(Model& model, const std::vector<std::string>& names, const std::vector<Tensor>& values,
+                       const std::string& file) {
+  optimizers::OptimizerPtr opt = model.optimizer();
+  if (!opt || values.empty()) return;
+  const std::vector<VariablePtr> trainable = model.trainable_weights();
+  if (values.size() > 1 || !values[0].shape().empty()) opt->build(trainable);  // more than an iteration count
+  auto paired = pair_keras2_slot_major(*opt, trainable, names, values);
+  if (const std::string* why = std::get_if<std::string>(&paired)) {
+    warn(file, "Skipping loading optimizer state: " + *why + ". Training restarts the optimizer.");
+    return;
+  }
+  for (auto& [variable, value] : std::get<OptimizerAssignment>(paired).values) variable->assign(value);
+}
+
 }  // namespace
 
 void compile_from_saved_config(Model& model, const std::string& file) {
@@ -134,12 +151,16 @@ void read_optimizer_legacy(Model& model, const H5Group& root, const std::string&
   H5Group g = root.group("optimizer_weights");
   std::vector<Tensor> values;
   bool keras2 = false;
-  for (const std::string& name : g.attr_strings_split("weight_names")) {
+  const std::vector<std::string> names = g.attr_strings_split("weight_names");
+  for (const std::string& name : names) {
     KCPP_CHECK(g.is_dataset(name), IOError, "Missing optimizer weight \"", name, "\" in ", file);
     keras2 = keras2 || name.ends_with(":0");
     values.push_back(g.dataset(name).read());
   }
-  assign_all(model, values, file, keras2);
+  if (keras2 && is_keras2_slot_major(names))
+    assign_slot_major(model, names, values, file);
+  else
+    assign_all(model, values, file, keras2);
 }
 
 }  // namespace kerascpp::io

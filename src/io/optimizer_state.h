@@ -5,7 +5,9 @@
 //     optimizer.variables order: iteration, learning_rate (unless a schedule), the slots;
 //   legacy .h5: optimizer_weights, attribute weight_names = the datasets' paths in that order;
 //     Keras 2 (tf-keras) has no learning_rate entry and names them "iteration:0", "Adam/m/<var>:0".
-// Keras itself restores these by position, and so does kerascpp.
+// Keras itself restores these by position, and so does kerascpp; the Keras 2 era files that list
+// each slot kind in its own block (tf.keras 2.0-2.10, Keras 2.0-2.3) are paired by name and block
+// (keras2_optimizer_layout.h).
 #pragma once
 
 #include "io/hdf5/hdf5_file.h"

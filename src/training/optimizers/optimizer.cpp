@@ -123,12 +123,27 @@ VariablePtr Optimizer::add_variable(const std::string& var_name, const Shape& sh
   return v;
 }
 
-VariablePtr Optimizer::add_slot(const Variable& var, const std::string& slot_name, float initial) {
-  // base_optimizer.add_variable_from_reference: f"{reference_variable.path.replace('/', '_')}_{name}".
+namespace {
+
+// base_optimizer.add_variable_from_reference: f"{reference_variable.path.replace('/', '_')}_{name}".
+std::string slot_variable_name(const Variable& var, const std::string& slot_name) {
   std::string ref = var.path().empty() ? var.name() : var.path();
   for (char& c : ref)
     if (c == '/' || (var.path().empty() && c == ':')) c = '_';
-  return add_variable(ref + "_" + slot_name, var.shape(), initial);
+  return ref + "_" + slot_name;
+}
+
+}  // namespace
+
+VariablePtr Optimizer::add_slot(const Variable& var, const std::string& slot_name, float initial) {
+  return add_variable(slot_variable_name(var, slot_name), var.shape(), initial);
+}
+
+VariablePtr Optimizer::slot(const Variable& var, const std::string& slot_name) const {
+  const std::string wanted = slot_variable_name(var, slot_name);
+  for (const VariablePtr& s : slots_)
+    if (s->name() == wanted) return s;
+  return nullptr;
 }
 
 int64_t Optimizer::iterations() const { return iterations_->value().data<int64_t>()[0]; }
