@@ -36,12 +36,13 @@ std::string last_component(const std::string& name) {
 }
 
 // OptimizerV2 names its iteration counter "<Optimizer>/iter:0"; Keras 2.0-2.3 "<Optimizer>/iterations:0"
-// and its slots "training/<Optimizer>/Variable_<i>:0".
+// and its slots "training/<Optimizer>/Variable_<i>:0" (or "m_<i>:0").
 bool is_v2(const std::vector<std::string>& names) { return names[0].ends_with("/iter:0"); }
 
-bool is_keras2_unnamed(const std::string& name) {
+// A Keras 2.0-2.3 slot: created under the "training" name scope, unnamed ("Variable_3") before 2.3.
+bool is_keras2_slot(const std::string& name) {
   const std::string last = last_component(name);
-  return name.ends_with(":0") && (last == "Variable" || last.starts_with("Variable_"));
+  return name.ends_with(":0") && (name.starts_with("training/") || last == "Variable" || last.starts_with("Variable_"));
 }
 
 // "Adam/dense/kernel/m:0" -> "dense/kernel".
@@ -67,7 +68,7 @@ bool is_keras2_slot_major(const std::vector<std::string>& names) {
   if (names.empty()) return false;
   if (is_v2(names) || names[0].ends_with("/iterations:0")) return true;
   for (const std::string& n : names)
-    if (!is_keras2_unnamed(n)) return false;
+    if (!is_keras2_slot(n)) return false;
   return true;  // Keras 2.2.4 without an iteration counter
 }
 
@@ -82,7 +83,7 @@ std::variant<OptimizerAssignment, std::string> pair_keras2_slot_major(const opti
   const std::vector<SlotName>& kinds = known->second;
   OptimizerAssignment out;
   size_t first = 0;
-  if (!values.empty() && values[0].shape().empty() && !is_keras2_unnamed(names[0])) {
+  if (!values.empty() && values[0].shape().empty() && !is_keras2_slot(names[0])) {
     out.values.emplace_back(optimizer.variables()[0], values[0].astype(DType::int64));
     first = 1;
   }
