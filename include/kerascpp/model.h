@@ -44,9 +44,19 @@ struct CompileOptions {
   Json loss;
   std::vector<losses::LossPtr> loss_objects;
   std::vector<double> loss_weights;  // per output; empty: 1 each
-  // Metric identifiers, applied to every output (Keras's list form), and metric objects.
+  // Metric identifiers: a list applies to every output; per output, a dict by output name (each value
+  // an identifier or a list of them) or a list with one list per output (tf.keras's saved form; a
+  // single-output model takes them all). Metric objects apply to every output (the first output uses
+  // the object itself, the others copies of it) or, in output_metric_objects, to the output named.
+  // These metrics are updated without sample weights, as Keras 3's.
   Json metrics = Json::array();
   std::vector<metrics::MetricPtr> metric_objects;
+  std::map<std::string, std::vector<metrics::MetricPtr>> output_metric_objects;
+  // compile(weighted_metrics=...), in the same forms: updated with the batch's sample_weight (and
+  // class_weight), logged after the metrics above; a name taken already becomes "weighted_<name>".
+  Json weighted_metrics = Json::array();
+  std::vector<metrics::MetricPtr> weighted_metric_objects;
+  std::map<std::string, std::vector<metrics::MetricPtr>> output_weighted_metric_objects;
 };
 
 // model.fit(...) keyword arguments.
@@ -236,9 +246,10 @@ class Model {
   // Set by a callback's on_train_begin (BackupAndRestore, as Keras's model._initial_epoch) to start
   // fit at that epoch instead of FitOptions::initial_epoch; fit clears it.
   std::optional<int> resume_at_epoch;
-  // Keras 3's order of the results evaluate() returns as a list: "loss", each output's loss, then the
-  // metrics in compile order (logs themselves are sorted by key, as Keras hands them over). Empty
-  // before compile.
+  // The names Keras 3 walks to order the results evaluate() returns as a list (Trainer.
+  // _flatten_metrics_in_order over model.metrics): "loss", each compiled metric's own name (without the
+  // output prefix; a repeated name repeated), then each output's loss. The logs under these keys come
+  // first, once per mention, then the other logs sorted by key. Empty before compile.
   std::vector<std::string> metrics_names() const;
   // Keras's compile_config ({} when not compiled), as saved in .keras / .h5.
   Json compile_config() const;

@@ -71,12 +71,51 @@ def _per_output(value, names, what):
     return [value.get(n) for n in names]
 
 
+def _split_metrics(entries):
+    """Identifiers and native metric objects, in the order given."""
+    ids, objs = [], []
+    for m in entries:
+        if m is None:
+            continue
+        kind, v = metrics_module._compile_form(m)
+        (ids if kind == "id" else objs).append(v)
+    return ids, objs
+
+
+def _metrics_arg(metrics, names, what):
+    """compile(metrics=...) as the engine takes it: (identifiers as JSON, objects for every output,
+    objects by output name). Keras 3's forms: a list applies to the one output; with several outputs,
+    a dict by output name or a list with one entry (a metric or a list) per output; a list of another
+    length applies to every output, as in Keras 2."""
+    if metrics is None:
+        return "[]", [], {}
+    if isinstance(metrics, dict) and "class_name" not in metrics:
+        per = dict(zip(names, _per_output(metrics, names, what)))
+    elif len(names) > 1 and isinstance(metrics, (list, tuple)) and len(metrics) == len(names):
+        per = dict(zip(names, metrics))
+    else:
+        if isinstance(metrics, (str, dict, metrics_module.Metric)) or callable(metrics):
+            metrics = [metrics]
+        metrics = list(metrics)
+        if len(metrics) == 1 and isinstance(metrics[0], (list, tuple)):
+            metrics = list(metrics[0])
+        ids, objs = _split_metrics(metrics)
+        return _json.dumps(ids), objs, {}
+    ids, objs = {}, {}
+    for name, entry in per.items():
+        if entry is None:
+            continue
+        entry = list(entry) if isinstance(entry, (list, tuple)) else [entry]
+        ids[name], o = _split_metrics(entry)
+        if o:
+            objs[name] = o
+    return _json.dumps(ids), [], objs
+
+
 class TrainingMixin:
     # -- compile
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None, weighted_metrics=None,
                 run_eagerly=False, steps_per_execution=1, jit_compile="auto", auto_scale_loss=True):
-        if weighted_metrics:
-            raise NotImplementedError("kerascpp does not support compile(weighted_metrics=...) yet")
         names = list(self._m.output_names)
         opt_id, opt_obj = None, None
         if isinstance(optimizer, optimizers_module.Optimizer):
@@ -105,24 +144,8 @@ class TrainingMixin:
             loss_weights = [1.0 if w is None else w for w in _per_output(loss_weights, names, "loss_weights")]
         loss_weights = [float(w) for w in (loss_weights or [])]
 
-        if isinstance(metrics, dict):
-            per = _per_output(metrics, names, "metrics")
-            if len(names) > 1:
-                raise NotImplementedError("kerascpp applies compile metrics to every output: give a list, "
-                                          "not one per output")
-            metrics = per[0]
-        if isinstance(metrics, (str, metrics_module.Metric)) or callable(metrics):
-            metrics = [metrics]
-        metrics = list(metrics or [])
-        if len(metrics) == 1 and isinstance(metrics[0], (list, tuple)):
-            metrics = list(metrics[0])
-        metric_ids, metric_objs = [], []
-        for m in metrics:
-            kind, v = metrics_module._compile_form(m)
-            (metric_ids if kind == "id" else metric_objs).append(v)
-
         _kerascpp.compile(self._m, _json.dumps(opt_id), opt_obj, _json.dumps(loss_id), loss_objs, loss_weights,
-                          _json.dumps(metric_ids), metric_objs)
+                          _metrics_arg(metrics, names, "metrics"), _metrics_arg(weighted_metrics, names, "weighted_metrics"))
         self._optimizer = optimizer if isinstance(optimizer, optimizers_module.Optimizer) else None
         self._last_logs = None
 
@@ -181,7 +204,8 @@ class TrainingMixin:
         self._last_logs = logs
         if return_dict:
             return logs
-        # Keras 3's _flatten_metrics_in_order: loss, output losses, metrics in compile order, then the rest.
+        # Keras 3's _flatten_metrics_in_order: the logs named by model.metrics (a name repeated, repeated),
+        # then the rest sorted by key.
         order = [k for k in self._m.metrics_names() if k in logs]
         values = [logs[k] for k in order] + [logs[k] for k in sorted(logs) if k not in order]
         return values[0] if len(values) == 1 else values

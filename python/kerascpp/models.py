@@ -399,7 +399,8 @@ def _compile_from_training_config(model):
     if len(metrics) == 1 and isinstance(metrics[0], list):  # Keras 2: one list per output
         metrics = metrics[0]
     try:
-        model.compile(optimizer=optimizer, loss=tc.get("loss"), metrics=metrics, loss_weights=tc.get("loss_weights"))
+        model.compile(optimizer=optimizer, loss=tc.get("loss"), metrics=metrics, loss_weights=tc.get("loss_weights"),
+                      weighted_metrics=tc.get("weighted_metrics"))
     except (ValueError, TypeError, NotImplementedError) as e:
         warnings.warn(f"kerascpp could not compile the loaded model from its training config ({e}). Call "
                       "model.compile() before training.", stacklevel=3)

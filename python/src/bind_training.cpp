@@ -6,6 +6,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include "common.h"
@@ -186,21 +187,26 @@ void bind_metrics(nb::module_& m) {
 
 void bind_model_training(nb::module_& m) {
   // Identifiers come as JSON text ("null" for none); objects win over identifiers (CompileOptions).
+  // metrics / weighted_metrics: (identifiers as JSON text, objects for every output, objects by output name).
+  using MetricsArg = std::tuple<std::string, std::vector<MetricPtr>, std::map<std::string, std::vector<MetricPtr>>>;
   m.def("compile", [](Model& self, const std::string& optimizer, OptimizerPtr optimizer_object,
                       const std::string& loss, std::vector<LossPtr> loss_objects, std::vector<double> loss_weights,
-                      const std::string& metrics, std::vector<MetricPtr> metric_objects) {
+                      MetricsArg metrics, MetricsArg weighted_metrics) {
     CompileOptions o;
     o.optimizer = parse(optimizer, "optimizer");
     o.optimizer_object = std::move(optimizer_object);
     o.loss = parse(loss, "loss");
     o.loss_objects = std::move(loss_objects);
     o.loss_weights = std::move(loss_weights);
-    o.metrics = parse(metrics, "metrics");
-    if (o.metrics.is_null()) o.metrics = Json::array();
-    o.metric_objects = std::move(metric_objects);
+    o.metrics = parse(std::get<0>(metrics), "metrics");
+    o.metric_objects = std::move(std::get<1>(metrics));
+    o.output_metric_objects = std::move(std::get<2>(metrics));
+    o.weighted_metrics = parse(std::get<0>(weighted_metrics), "weighted_metrics");
+    o.weighted_metric_objects = std::move(std::get<1>(weighted_metrics));
+    o.output_weighted_metric_objects = std::move(std::get<2>(weighted_metrics));
     self.compile(o);
   }, nb::arg("model"), nb::arg("optimizer"), nb::arg("optimizer_object").none(), nb::arg("loss"),
-     nb::arg("loss_objects"), nb::arg("loss_weights"), nb::arg("metrics"), nb::arg("metric_objects"));
+     nb::arg("loss_objects"), nb::arg("loss_weights"), nb::arg("metrics"), nb::arg("weighted_metrics"));
 
   // x: arrays, or a source (kerascpp._data; y is then None). validation_x: arrays, or a source.
   m.def("fit", [](Model& self, nb::handle x, nb::handle y, int64_t batch_size, int epochs, int verbose,

@@ -10,27 +10,25 @@ namespace {
 
 void warn(const std::string& file, const std::string& what) { kerascpp::warn(file + ": " + what); }
 
-// Keras 2 training_config metrics are lists (per output) of names or MeanMetricWrapper configs;
-// keep what compile() understands: the names.
-Json metric_names(const Json& metrics) {
-  Json out = Json::array();
-  std::function<void(const Json&)> visit = [&](const Json& m) {
-    if (m.is_string()) {
-      out.push_back(m);
-    } else if (m.is_array()) {
-      for (const Json& e : m) visit(e);
-    } else if (m.is_object() && m.contains("config") && m["config"].is_object() && m["config"].contains("name") &&
-               (m.value("class_name", std::string()) == "MeanMetricWrapper" || m.value("module", std::string()) == "keras.metrics")) {
-      if (m.value("class_name", std::string()) == "MeanMetricWrapper")
-        out.push_back(m["config"]["name"]);
-      else
-        out.push_back(m);
-    } else if (m.is_object()) {
-      out.push_back(m);
-    }
-  };
-  if (!metrics.is_null()) visit(metrics);
-  return out;
+// A training config's metrics as compile() takes them, in their structure (a list, one list per output,
+// or a dict by output name): names stay names, Keras 2's MeanMetricWrapper configs become their
+// function's name, other objects stay as they are.
+Json metric_identifiers(const Json& m) {
+  if (m.is_array()) {
+    Json out = Json::array();
+    for (const Json& e : m) out.push_back(metric_identifiers(e));
+    return out;
+  }
+  if (!m.is_object()) return m;
+  if (!m.contains("class_name")) {  // per output name
+    Json out = Json::object();
+    for (const auto& [k, v] : m.items()) out[k] = metric_identifiers(v);
+    return out;
+  }
+  if (m.value("class_name", std::string()) == "MeanMetricWrapper" && m.contains("config") && m["config"].is_object() &&
+      m["config"].contains("name"))
+    return m["config"]["name"];
+  return m;
 }
 
 // The loss entry of a training config as compile() takes it: names as they are, Keras 3
@@ -102,7 +100,8 @@ void compile_from_saved_config(Model& model, const std::string& file) {
     CompileOptions o;
     o.optimizer = optimizer;
     o.loss = loss_identifier(t.value("loss", Json()));
-    o.metrics = metric_names(t.value("metrics", Json()));
+    o.metrics = metric_identifiers(t.value("metrics", Json()));
+    o.weighted_metrics = metric_identifiers(t.value("weighted_metrics", Json()));
     if (t.contains("loss_weights") && t["loss_weights"].is_array()) o.loss_weights = t["loss_weights"].get<std::vector<double>>();
     model.compile(o);
   } catch (const Error& e) {

@@ -22,8 +22,12 @@ struct Compiled {
   bool trainable_taken = false;
   std::vector<losses::LossPtr> losses;                  // one per model output; null: none
   std::vector<double> loss_weights;                     // one per model output
-  std::vector<std::vector<metrics::MetricPtr>> metrics;  // per model output
-  std::vector<std::vector<std::string>> metric_names;   // their log keys ("<output>_<name>" when several)
+  struct OutputMetric {
+    metrics::MetricPtr metric;
+    std::string log_name;  // "<output>_<name>" when the model has several outputs; unique in the logs
+    bool weighted = false;  // compile(weighted_metrics=...): updated with the sample weights
+  };
+  std::vector<std::vector<OutputMetric>> metrics;  // per model output: its metrics, then its weighted ones
   std::vector<std::pair<VariablePtr, layers::Regularizer>> weight_regularizers;  // kernel_regularizer...
   std::vector<std::pair<VariablePtr, layers::Constraint>> weight_constraints;    // after each update
   metrics::Mean loss_tracker{"loss"};

@@ -1,7 +1,8 @@
 // The train and test steps (keras/src/backend/tensorflow/trainer.py train_step / test_step):
 //   loss = sum over outputs of loss_weight * loss(y, y_pred, sample_weight)
 //          + weight regularisation + activity regularisation;
-// the loss tracker is weighted by the batch size; metrics are updated unweighted.
+// the loss tracker is weighted by the batch size; metrics are updated unweighted, weighted_metrics
+// with the batch's sample weights.
 #include <cmath>
 #include <cstring>
 
@@ -47,7 +48,7 @@ void track(Compiled& c, const Batch& b, const std::vector<Tensor>& outs, float l
   for (size_t i = 0; i < c.output_loss_trackers.size() && i < parts.size(); ++i)
     c.output_loss_trackers[i].add(parts[i], batch);
   for (size_t o = 0; o < outs.size(); ++o)
-    for (auto& m : c.metrics[o]) m->update_state(b.y[o], outs[o]);
+    for (auto& m : c.metrics[o]) m.metric->update_state(b.y[o], outs[o], m.weighted ? b.sample_weight : Tensor());
 }
 
 }  // namespace
@@ -99,8 +100,10 @@ Logs results(const Compiled& c, const std::string& prefix) {
   Logs logs;
   logs.set(prefix + "loss", c.loss_tracker.result());
   for (const auto& t : c.output_loss_trackers) logs.set(prefix + t.name(), t.result());
-  for (size_t o = 0; o < c.metrics.size(); ++o)
-    for (size_t k = 0; k < c.metrics[o].size(); ++k) logs.set(prefix + c.metric_names[o][k], c.metrics[o][k]->result());
+  for (bool weighted : {false, true})  // Keras's CompileMetrics.result(): the metrics, then the weighted ones
+    for (const auto& per_output : c.metrics)
+      for (const auto& m : per_output)
+        if (m.weighted == weighted) logs.set(prefix + m.log_name, m.metric->result());
   return logs;
 }
 
@@ -108,7 +111,7 @@ void reset(Compiled& c) {
   c.loss_tracker.reset_state();
   for (auto& t : c.output_loss_trackers) t.reset_state();
   for (auto& per_output : c.metrics)
-    for (auto& m : per_output) m->reset_state();
+    for (auto& m : per_output) m.metric->reset_state();
 }
 
 Tensor take_rows(const Tensor& t, const std::vector<int64_t>* indices, int64_t start, int64_t count) {

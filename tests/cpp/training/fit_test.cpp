@@ -3,6 +3,7 @@
 // that does not grow with the number of steps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "io/npy.h"
@@ -137,6 +138,49 @@ TEST(Fit, TfKerasArchiveOptimizerStateIsRestored) {
   ASSERT_TRUE(m.optimizer()->built());
   EXPECT_EQ(m.optimizer()->iterations(), 1);
   EXPECT_EQ(m.optimizer()->variables()[2]->shape(), (Shape{8, 10}));
+}
+
+// compile's metric forms through the C++ API (their numbers against Keras: tests/python/
+// test_compile_metrics.py): a dict by output name, one list per output, objects for one output, and
+// weighted metrics that see the sample weights where the plain ones do not.
+TEST(Fit, MetricsPerOutputAndWeightedMetrics) {
+  const std::string dir = testing::fixture("functional_2in_2out/keras3/");
+  Model m = load_model(dir + "model.keras");
+  const std::vector<Tensor> x = {io::read_npy(dir + "input_0.npy"), io::read_npy(dir + "input_1.npy")};
+  const std::vector<Tensor> y = {io::read_npy(dir + "output_0.npy"), Tensor::zeros({4, 1})};
+  Tensor w = Tensor::zeros({4});
+  for (int i = 0; i < 4; ++i) w.data<float>()[i] = i < 2 ? 1.f : 0.f;  // the first two samples only
+  auto mse = metrics::get("mse");
+  CompileOptions o;
+  o.optimizer = "sgd", o.loss = "mse";
+  o.metrics = Json{{"reg_out", Json::array({"mae"})}};
+  o.output_metric_objects = {{"class_out", {mse}}};
+  o.weighted_metrics = Json::array({Json::array(), Json::array({"mae"})});
+  m.compile(o);
+  EXPECT_EQ(m.metrics_names(), (std::vector<std::string>{"loss", "mse", "mae", "mae", "class_out_loss", "reg_out_loss"}));
+  EvaluateOptions e;
+  e.verbose = 0, e.sample_weight = w;
+  const Logs logs = m.evaluate(x, y, e);
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : logs.items()) keys.push_back(k);
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(keys, (std::vector<std::string>{"class_out_loss", "class_out_mse", "loss", "reg_out_loss", "reg_out_mae",
+                                            "reg_out_weighted_mae"}));
+  EXPECT_EQ(logs.at("class_out_mse"), mse->result());  // the object given is the one updated
+  // The plain mae averages the 4 samples, the weighted one the first two: |y_pred| of each row here.
+  const Tensor pred = m({x})[1];
+  double all = 0, first_two = 0;
+  for (int i = 0; i < 4; ++i) (i < 2 ? first_two : all) += std::fabs(pred.data<float>()[i]);
+  all += first_two;
+  EXPECT_NEAR(logs.at("reg_out_mae"), all / 4, 1e-6);
+  EXPECT_NEAR(logs.at("reg_out_weighted_mae"), first_two / 2, 1e-6);
+  EXPECT_EQ(m.compile_config()["weighted_metrics"], o.weighted_metrics);
+  EXPECT_EQ(m.compile_config()["metrics"]["class_out"][0]["class_name"], "MeanSquaredError");
+
+  o.metrics = Json{{"no_such_output", "mae"}};
+  EXPECT_NE(error_of([&] { m.compile(o); }).find("'no_such_output', which is not an output"), std::string::npos);
+  o.metrics = Json::array({Json::array({"mae"}), Json::array({"mae"}), Json::array({"mse"})});
+  EXPECT_NE(error_of([&] { m.compile(o); }).find("as many entries as the model has outputs"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,147 @@
+"""compile(metrics=..., weighted_metrics=...) in Keras 3's forms: per-output dicts and lists, metric
+objects for one output, weighted metrics fed the sample and class weights, and Keras's log names
+("out_b_accuracy", "weighted_mae", "mae_1"). Per-epoch logs and evaluate() against real Keras 3 (run in
+its own process) from the same weights and data; and the errors of a dict or list that does not fit."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import kerascpp as keras
+
+# The same script builds, compiles and trains each case in real Keras and in kerascpp: `keras` is
+# whichever module runs it.
+CASES = r"""
+import numpy as np
+
+def two_outputs(keras):
+    inp = keras.Input((6,), name="x")
+    h = keras.layers.Dense(8, activation="tanh", name="h")(inp)
+    a = keras.layers.Dense(1, name="out_a")(h)
+    b = keras.layers.Dense(3, activation="softmax", name="out_b")(h)
+    return keras.Model(inp, [a, b])
+
+def one_output(keras):
+    inp = keras.Input((6,), name="x")
+    h = keras.layers.Dense(8, activation="tanh", name="h")(inp)
+    return keras.Model(inp, keras.layers.Dense(3, activation="softmax", name="out_b")(h))
+
+def data():
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(48, 6)).astype("float32")
+    ya = (x[:, :1] - 0.5 * x[:, 1:2]).astype("float32")
+    yb = rng.integers(0, 3, size=(48,)).astype("int32")
+    w = rng.uniform(0.2, 2.0, size=(48,)).astype("float32")
+    return x, ya, yb, w
+
+def cases(keras):
+    return {
+        "dict": dict(model=two_outputs, loss={"out_a": "mse", "out_b": "sparse_categorical_crossentropy"},
+                     metrics={"out_a": ["mae"], "out_b": ["accuracy", keras.metrics.SparseTopKCategoricalAccuracy(k=2)]},
+                     weighted_metrics={"out_a": "mae", "out_b": ["accuracy"]}, sample_weight=True),
+        "list": dict(model=two_outputs, loss=["mse", "sparse_categorical_crossentropy"],
+                     metrics=[["mae", "mse"], "accuracy"], weighted_metrics=["mae", None], sample_weight=True),
+        "one_per_output": dict(model=two_outputs, loss=["mse", "sparse_categorical_crossentropy"],
+                               metrics=["mae", "accuracy"], sample_weight=False),
+        "single": dict(model=one_output, loss="sparse_categorical_crossentropy",
+                       metrics=["accuracy", "accuracy"], weighted_metrics=["accuracy", "sparse_top_k_categorical_accuracy"], sample_weight=True),
+        "class_weight": dict(model=one_output, loss="sparse_categorical_crossentropy", metrics=["accuracy"],
+                             weighted_metrics=["accuracy"], class_weight={0: 1.0, 1: 2.0, 2: 0.5}),
+    }
+
+def run_all(keras):
+    x, ya, yb, w = data()
+    out = {}
+    for name, c in cases(keras).items():
+        model = c["model"](keras)
+        rng = np.random.default_rng(11)
+        model.set_weights([rng.normal(scale=0.5, size=v.shape).astype("float32") for v in model.get_weights()])
+        model.compile(optimizer=keras.optimizers.Adam(0.02), loss=c["loss"], metrics=c.get("metrics"),
+                      weighted_metrics=c.get("weighted_metrics"))
+        y = [ya, yb] if len(model.outputs) == 2 else yb
+        kw = dict(batch_size=16, epochs=3, shuffle=False, verbose=0)
+        if c.get("sample_weight"):
+            kw["sample_weight"] = w
+        if c.get("class_weight"):
+            kw["class_weight"] = c["class_weight"]
+        h = model.fit(x, y, **kw)
+        ev_kw = {"sample_weight": w} if c.get("sample_weight") else {}
+        out[name] = {"history": {k: [float(v) for v in vs] for k, vs in h.history.items()},
+                     "evaluate": [float(v) for v in model.evaluate(x, y, batch_size=16, verbose=0, **ev_kw)],
+                     "evaluate_dict": {k: float(v) for k, v in model.evaluate(
+                         x, y, batch_size=16, verbose=0, return_dict=True, **ev_kw).items()}}
+    return out
+"""
+
+KERAS_REFERENCE = CASES + r"""
+import json
+import keras
+print("RESULT" + json.dumps(run_all(keras)))
+"""
+
+
+@pytest.fixture(scope="module")
+def runs():
+    env = dict(os.environ, KERAS_BACKEND="tensorflow", TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    r = subprocess.run([sys.executable, "-c", KERAS_REFERENCE], capture_output=True, text=True, env=env)
+    line = [l for l in r.stdout.splitlines() if l.startswith("RESULT")]
+    if not line:  # Keras and TensorFlow are pinned test dependencies: their absence is a failure
+        pytest.fail("real Keras did not run: " + r.stderr[-800:])
+    scope = {}
+    exec(CASES, scope)
+    return json.loads(line[0][len("RESULT"):]), scope["run_all"](keras)
+
+
+@pytest.mark.parametrize("name", ["dict", "list", "one_per_output", "single", "class_weight"])
+def test_metrics_and_weighted_metrics_match_real_keras(runs, name):
+    ref, mine = runs[0][name], runs[1][name]
+    assert sorted(mine["history"]) == sorted(ref["history"])
+    for key, values in ref["history"].items():  # float32 sums in another order: 1e-4 relative
+        np.testing.assert_allclose(mine["history"][key], values, rtol=1e-4, atol=1e-6, err_msg=key)
+    assert sorted(mine["evaluate_dict"]) == sorted(ref["evaluate_dict"])
+    for key, value in ref["evaluate_dict"].items():
+        np.testing.assert_allclose(mine["evaluate_dict"][key], value, rtol=1e-4, atol=1e-6, err_msg=key)
+    np.testing.assert_allclose(mine["evaluate"], ref["evaluate"], rtol=1e-4, atol=1e-6)  # Keras's order
+
+
+def model():
+    scope = {}
+    exec(CASES, scope)
+    return scope["two_outputs"](keras)
+
+
+def test_a_dict_naming_no_output_is_refused_by_name():
+    with pytest.raises(ValueError, match="out_c"):
+        model().compile("adam", "mse", metrics={"out_c": ["mae"]})
+    with pytest.raises(ValueError, match="out_c"):
+        model().compile("adam", "mse", weighted_metrics={"out_a": "mae", "out_c": keras.metrics.MeanAbsoluteError()})
+
+
+def test_metric_objects_per_output_are_the_objects_given():
+    m = model()
+    mae = keras.metrics.MeanAbsoluteError(name="their_mae")
+    m.compile("adam", "mse", metrics={"out_a": [mae]})
+    x = np.ones((4, 6), "float32")
+    logs = m.evaluate(x, [np.zeros((4, 1), "float32"), np.zeros((4, 3), "float32")], verbose=0, return_dict=True)
+    assert "out_a_their_mae" in logs and "out_b_their_mae" not in logs
+    assert float(mae.result()) == pytest.approx(logs["out_a_their_mae"])
+
+
+def test_compile_config_keeps_the_per_output_forms(tmp_path):
+    m = model()
+    m.compile("adam", ["mse", "sparse_categorical_crossentropy"], metrics={"out_b": ["accuracy"]},
+              weighted_metrics={"out_a": ["mae", keras.metrics.MeanSquaredError(name="wmse")]})
+    cfg = m.get_compile_config()
+    assert cfg["metrics"] == {"out_b": ["accuracy"]}
+    assert cfg["weighted_metrics"]["out_a"][0] == "mae"
+    assert cfg["weighted_metrics"]["out_a"][1]["class_name"] == "MeanSquaredError"
+    path = str(tmp_path / "m.keras")
+    m.save(path)
+    again = keras.models.load_model(path)
+    assert again.compiled
+    x = np.ones((4, 6), "float32")
+    logs = again.evaluate(x, [np.zeros((4, 1), "float32"), np.zeros((4,), "int32")], verbose=0, return_dict=True)
+    assert {"out_b_accuracy", "out_a_mae", "out_a_wmse"} <= set(logs)
