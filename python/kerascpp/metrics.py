@@ -66,6 +66,34 @@ globals().update(_CLASSES)
 _CLASS_NAMES = frozenset(_CLASSES)
 
 
+def _values_update_state(self, values, sample_weight=None):
+    """Mean and Sum take the values themselves, as Keras's reduction metrics."""
+    self._native.update_state(values, None, sample_weight)
+
+
+Mean.update_state = _values_update_state  # noqa: F821 (made above)
+Sum.update_state = _values_update_state  # noqa: F821
+
+
+def _wrapper_init(self, fn, name=None, dtype=None, **kwargs):
+    """keras.metrics.MeanMetricWrapper(fn, name, dtype, **kwargs): fn is one of Keras's functions
+    (keras.losses.mean_squared_error, or its name); kwargs are its options."""
+    ident = fn if isinstance(fn, (str, dict)) else getattr(fn, "_kerascpp_identifier", None)
+    if ident is None:
+        raise NotImplementedError(f"kerascpp cannot average the Python function "
+                                  f"{getattr(fn, '__name__', type(fn).__name__)} yet: MeanMetricWrapper takes one "
+                                  "of Keras's loss or metric functions (or its name)")
+    config = {"fn": ident, **kwargs}
+    if name is not None:
+        config["name"] = name
+    if dtype is not None:
+        config["dtype"] = dtype
+    self._native = _kerascpp.metric_get(_json.dumps({"class_name": "MeanMetricWrapper", "config": config}))
+
+
+MeanMetricWrapper.__init__ = _wrapper_init  # noqa: F821
+
+
 def get(identifier):
     """A metric from a name ("mae"; "accuracy" needs the model, so compile resolves it), a config
     dict or a Metric."""

@@ -162,7 +162,7 @@ void bind_losses(nb::module_& m) {
       }, nb::arg("y_true"), nb::arg("y_pred"))
       .def("__call__", [](const Loss& self, nb::handle y_true, nb::handle y_pred, nb::handle sample_weight) {
         return result_of(self(from_object(y_true), from_object(y_pred), optional_tensor(sample_weight)));
-      }, nb::arg("y_true"), nb::arg("y_pred"), nb::arg("sample_weight").none() = nb::none())
+      }, nb::arg("y_true"), nb::arg("y_pred").none(), nb::arg("sample_weight").none() = nb::none())
       .def("get_config_json", [](const Loss& self) { return self.get_config().dump(); });
   m.def("loss_get", [](const std::string& identifier) { return losses::get(parse(identifier, "loss")); });
   m.def("loss_classes", [] { return class_list(losses::loss_classes()); });
@@ -173,8 +173,8 @@ void bind_metrics(nb::module_& m) {
       .def_prop_ro("class_name", &Metric::class_name)
       .def_prop_ro("name", &Metric::name)
       .def("update_state", [](Metric& self, nb::handle y_true, nb::handle y_pred, nb::handle sample_weight) {
-        self.update_state(from_object(y_true), from_object(y_pred), optional_tensor(sample_weight));
-      }, nb::arg("y_true"), nb::arg("y_pred"), nb::arg("sample_weight").none() = nb::none())
+        self.update_state(from_object(y_true), optional_tensor(y_pred), optional_tensor(sample_weight));
+      }, nb::arg("y_true"), nb::arg("y_pred").none(), nb::arg("sample_weight").none() = nb::none())
       .def("result", &Metric::result)
       .def("reset_state", &Metric::reset_state)
       .def("get_config_json", [](const Metric& self) { return self.get_config().dump(); });

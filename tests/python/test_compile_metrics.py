@@ -1,6 +1,7 @@
 """compile(metrics=..., weighted_metrics=...) in Keras 3's forms: per-output dicts and lists, metric
 objects for one output, weighted metrics fed the sample and class weights, and Keras's log names
-("out_b_accuracy", "weighted_mae", "mae_1"). Per-epoch logs and evaluate() against real Keras 3 (run in
+("out_b_accuracy", "weighted_mae", "mae_1"); and the F-score, IoU, rate-at-rate and MeanMetricWrapper
+metrics in fit. Per-epoch logs and evaluate() against real Keras 3 (run in
 its own process) from the same weights and data; and the errors of a dict or list that does not fit."""
 import json
 import os
@@ -50,6 +51,13 @@ def cases(keras):
                        metrics=["accuracy", "accuracy"], weighted_metrics=["accuracy", "sparse_top_k_categorical_accuracy"], sample_weight=True),
         "class_weight": dict(model=one_output, loss="sparse_categorical_crossentropy", metrics=["accuracy"],
                              weighted_metrics=["accuracy"], class_weight={0: 1.0, 1: 2.0, 2: 0.5}),
+        "more_metrics": dict(model=one_output, loss="categorical_crossentropy", one_hot=True, sample_weight=True,
+                             metrics=[keras.metrics.F1Score(average="macro"), keras.metrics.OneHotMeanIoU(3),
+                                      keras.metrics.PrecisionAtRecall(0.5, class_id=1),
+                                      keras.metrics.MeanMetricWrapper(keras.losses.categorical_crossentropy, name="cce")],
+                             weighted_metrics=[keras.metrics.FBetaScore(average="weighted", beta=2.0),
+                                               keras.metrics.OneHotIoU(3, [0, 2], dtype="float32"),
+                                               keras.metrics.RecallAtPrecision(0.4, class_id=0)]),
     }
 
 def run_all(keras):
@@ -61,7 +69,7 @@ def run_all(keras):
         model.set_weights([rng.normal(scale=0.5, size=v.shape).astype("float32") for v in model.get_weights()])
         model.compile(optimizer=keras.optimizers.Adam(0.02), loss=c["loss"], metrics=c.get("metrics"),
                       weighted_metrics=c.get("weighted_metrics"))
-        y = [ya, yb] if len(model.outputs) == 2 else yb
+        y = [ya, yb] if len(model.outputs) == 2 else np.eye(3, dtype="float32")[yb] if c.get("one_hot") else yb
         kw = dict(batch_size=16, epochs=3, shuffle=False, verbose=0)
         if c.get("sample_weight"):
             kw["sample_weight"] = w
@@ -95,7 +103,7 @@ def runs():
     return json.loads(line[0][len("RESULT"):]), scope["run_all"](keras)
 
 
-@pytest.mark.parametrize("name", ["dict", "list", "one_per_output", "single", "class_weight"])
+@pytest.mark.parametrize("name", ["dict", "list", "one_per_output", "single", "class_weight", "more_metrics"])
 def test_metrics_and_weighted_metrics_match_real_keras(runs, name):
     ref, mine = runs[0][name], runs[1][name]
     assert sorted(mine["history"]) == sorted(ref["history"])
@@ -145,3 +153,29 @@ def test_compile_config_keeps_the_per_output_forms(tmp_path):
     x = np.ones((4, 6), "float32")
     logs = again.evaluate(x, [np.zeros((4, 1), "float32"), np.zeros((4,), "int32")], verbose=0, return_dict=True)
     assert {"out_b_accuracy", "out_a_mae", "out_a_wmse"} <= set(logs)
+
+
+def test_reduction_metrics_take_values_as_keras():
+    """Mean and Sum: update_state(values, sample_weight), as Keras's (numbers from Keras's docstrings)."""
+    s = keras.metrics.Sum()
+    s.update_state([1, 3, 5, 7])
+    assert float(s.result()) == 16.0
+    s.update_state([1, 3], sample_weight=[1, 0])
+    assert float(s.result()) == 17.0
+    m = keras.metrics.Mean()
+    m.update_state([1, 3, 5, 7], sample_weight=[1, 1, 0, 0])
+    assert float(m.result()) == 2.0
+
+
+def test_mean_metric_wrapper_takes_keras_functions_and_refuses_python_ones_by_name():
+    m = keras.metrics.MeanMetricWrapper(keras.losses.mean_absolute_error, name="wrapped")
+    m.update_state([[0.0, 1.0]], [[1.0, 1.0]])
+    assert float(m.result()) == pytest.approx(0.5) and m.name == "wrapped"
+    assert m.get_config()["fn"]["config"] == "mean_absolute_error"
+
+    def mine(y_true, y_pred):
+        return y_pred
+    with pytest.raises(NotImplementedError, match="Python function mine"):
+        keras.metrics.MeanMetricWrapper(mine)
+    with pytest.raises(NotImplementedError, match=r"F1Score\(average=None\) reports one score per class"):
+        keras.metrics.F1Score()

@@ -133,6 +133,15 @@ def run_all(keras, seed_path, x, y, w, work, tf=None):
     m.compile(optimizer=keras.optimizers.SGD(0.1), loss=keras.losses.BinaryFocalCrossentropy(
         from_logits=True, apply_class_balancing=True, gamma=1.5))
     record("focal_loss", m, m.fit(x, (y > 0).astype("float32"), batch_size=16, epochs=3, shuffle=False, verbose=0))
+    m = keras.Sequential([keras.Input((8,)), keras.layers.Dense(3, activation="sigmoid")])
+    m.set_weights([np.linspace(-1, 1, 24, dtype="float32").reshape(8, 3), np.zeros(3, "float32")])
+    m.compile(optimizer=keras.optimizers.Adam(0.05), loss=keras.losses.Dice(), metrics=["binary_accuracy"])
+    labels = (y3 > 0).astype("float32")
+    record("dice_loss", m, m.fit(x, labels, batch_size=16, epochs=3, shuffle=False, verbose=0))
+    m = keras.Sequential([keras.Input((8,)), keras.layers.Dense(3, activation="sigmoid")])
+    m.set_weights([np.linspace(1, -1, 24, dtype="float32").reshape(8, 3), np.zeros(3, "float32")])
+    m.compile(optimizer=keras.optimizers.Adam(0.05), loss=keras.losses.Tversky(alpha=0.7, beta=0.3, axis=-1))
+    record("tversky_loss", m, m.fit(x, labels, sample_weight=w, batch_size=16, epochs=3, shuffle=False, verbose=0))
     m = fresh()
     checkpoints = os.path.join(work, keras.__name__)
     m.fit(x, y, batch_size=16, epochs=3, shuffle=False, verbose=0, callbacks=[keras.callbacks.ModelCheckpoint(
@@ -183,7 +192,7 @@ def runs(tmp_path_factory):
 
 @pytest.mark.parametrize("name", ["py_dataset", "generator", "steps_go_on", "workers", "shuffled", "tf_data",
                                   "python_schedule", "resumed", "uninterrupted", "cosine_loss", "focal_loss",
-                                  "categorical_focal_loss"])
+                                  "categorical_focal_loss", "dice_loss", "tversky_loss"])
 def test_fit_on_data_sources_matches_real_keras(runs, name):
     ref, mine = runs[0][name], runs[1][name]
     assert set(mine["history"]) == set(ref["history"])

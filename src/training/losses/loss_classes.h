@@ -1,6 +1,6 @@
 // The loss classes kerascpp implements, one factory each, and what they share. get.cpp holds the
-// one list of names; the families live in regression_losses.cpp, probabilistic_losses.cpp and
-// hinge_losses.cpp, as in keras/src/losses/losses.py.
+// one list of names; the families live in regression_losses.cpp, probabilistic_losses.cpp,
+// hinge_losses.cpp and overlap_losses.cpp, as in keras/src/losses/losses.py.
 #pragma once
 
 #include <initializer_list>
@@ -34,5 +34,7 @@ LossPtr make_poisson(const Json& config);
 LossPtr make_hinge(const Json& config);
 LossPtr make_squared_hinge(const Json& config);
 LossPtr make_categorical_hinge(const Json& config);
+LossPtr make_dice(const Json& config);
+LossPtr make_tversky(const Json& config);
 
 }  // namespace kerascpp::losses::detail

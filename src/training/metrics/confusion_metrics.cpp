@@ -1,4 +1,5 @@
-// Precision, Recall, AUC and the four confusion counts (keras/src/metrics/confusion_metrics.py), with the confusion-matrix
+// Precision, Recall, AUC, the four confusion counts and the rate-at-rate metrics (PrecisionAtRecall...)
+// (keras/src/metrics/confusion_metrics.py), with the confusion-matrix
 // update of keras/src/metrics/metrics_utils.py: the general path (one comparison per threshold)
 // and the bucketed path Keras takes for evenly spaced thresholds (AUC's default).
 #include <algorithm>
@@ -287,12 +288,85 @@ class AUC : public Metric {
   Confusion m_;
 };
 
+// SensitivityAtSpecificity, SpecificityAtSensitivity, PrecisionAtRecall, RecallAtPrecision
+// (SensitivitySpecificityBase): the confusion counts at num_thresholds evenly spaced thresholds in [0, 1],
+// and the best `dependent` rate over the thresholds whose `constrained` rate reaches the value given
+// (0 when none does). In float32, as Keras's variables: a rate equal to the value counts.
+class RateAtRate : public Metric {
+ public:
+  enum Rate { kSensitivity, kSpecificity, kPrecision };  // recall is sensitivity
+  RateAtRate(const Json& c, const char* cls, const char* value_key, Rate constrained, Rate dependent)
+      : Metric(c, default_name(cls)), cls_(cls), constrained_(constrained), dependent_(dependent) {
+    check_keys(c, cls_, {value_key, "num_thresholds", "class_id"});
+    const Json value = c.is_object() && c.contains(value_key) ? c[value_key] : Json();
+    KCPP_CHECK(value.is_number(), ValueError, cls_, " needs `", value_key, "`, a number in [0, 1]. Received: ",
+               value_key, "=", value.dump());
+    value_ = value.get<double>();
+    KCPP_CHECK(value_ >= 0 && value_ <= 1, ValueError, "Argument `", value_key, "` must be in the range [0, 1]. "
+               "Received: ", value_key, "=", value.dump());
+    num_thresholds_ = int_or(c, "num_thresholds", 200, cls_);
+    KCPP_CHECK(num_thresholds_ > 0, ValueError, "Argument `num_thresholds` must be an integer > 0. Received: "
+               "num_thresholds=", num_thresholds_);
+    class_id_ = int_or(c, "class_id", -1, cls_);
+    if (num_thresholds_ == 1) {
+      m_.thresholds = {0.5f};
+    } else {
+      m_.thresholds.push_back(0.f);
+      for (int64_t i = 0; i < num_thresholds_ - 2; ++i)
+        m_.thresholds.push_back(static_cast<float>((static_cast<double>(i) + 1) * 1.0 / static_cast<double>(num_thresholds_ - 1)));
+      m_.thresholds.push_back(1.f);
+      m_.evenly = true;
+    }
+    m_.reset();
+    config_ = Json{{"class_id", class_id_ < 0 ? Json() : Json(class_id_)}, {"num_thresholds", num_thresholds_},
+                   {value_key, value_}};
+  }
+  std::string class_name() const override { return cls_; }
+  void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) override {
+    update_confusion(m_, y_true, y_pred, sample_weight, -1, class_id_, false, name());
+  }
+  void reset_state() override { m_.reset(); }
+  double result() const override {
+    float best = 0.f;
+    for (size_t i = 0; i < m_.tp.size(); ++i)
+      if (rate(constrained_, i) >= static_cast<float>(value_)) best = std::max(best, rate(dependent_, i));
+    return best;
+  }
+
+ private:
+  static std::string default_name(const char* cls) {
+    const std::string c = cls;
+    return c == "SensitivityAtSpecificity" ? "sensitivity_at_specificity"
+           : c == "SpecificityAtSensitivity" ? "specificity_at_sensitivity"
+           : c == "PrecisionAtRecall"        ? "precision_at_recall"
+                                             : "recall_at_precision";
+  }
+  float rate(Rate r, size_t i) const {
+    const float tp = static_cast<float>(m_.tp[i]), fp = static_cast<float>(m_.fp[i]);
+    const float tn = static_cast<float>(m_.tn[i]), fn = static_cast<float>(m_.fn[i]);
+    auto no_nan32 = [](float a, float b) { return b == 0.f ? 0.f : a / b; };
+    return r == kSensitivity ? no_nan32(tp, tp + fn) : r == kSpecificity ? no_nan32(tn, tn + fp) : no_nan32(tp, tp + fp);
+  }
+  std::string cls_;
+  Rate constrained_, dependent_;
+  double value_ = 0;
+  int64_t num_thresholds_ = 200, class_id_ = -1;
+  Confusion m_;
+};
+
 }  // namespace
 
 MetricPtr make_confusion_metric(const std::string& cls, const Json& c) {
   if (cls == "Precision") return std::make_shared<PrecisionRecall>(c, false);
   if (cls == "Recall") return std::make_shared<PrecisionRecall>(c, true);
   if (cls == "AUC") return std::make_shared<AUC>(c);
+  using R = RateAtRate;
+  if (cls == "SensitivityAtSpecificity")
+    return std::make_shared<R>(c, "SensitivityAtSpecificity", "specificity", R::kSpecificity, R::kSensitivity);
+  if (cls == "SpecificityAtSensitivity")
+    return std::make_shared<R>(c, "SpecificityAtSensitivity", "sensitivity", R::kSensitivity, R::kSpecificity);
+  if (cls == "PrecisionAtRecall") return std::make_shared<R>(c, "PrecisionAtRecall", "recall", R::kSensitivity, R::kPrecision);
+  if (cls == "RecallAtPrecision") return std::make_shared<R>(c, "RecallAtPrecision", "precision", R::kPrecision, R::kSensitivity);
   if (cls == "TruePositives") return std::make_shared<ConditionCount>(c, ConditionCount::kTP, "TruePositives", "true_positives");
   if (cls == "FalsePositives") return std::make_shared<ConditionCount>(c, ConditionCount::kFP, "FalsePositives", "false_positives");
   if (cls == "TrueNegatives") return std::make_shared<ConditionCount>(c, ConditionCount::kTN, "TrueNegatives", "true_negatives");

@@ -41,6 +41,9 @@ MetricPtr make(const std::string& cls, const Json& config) {
   }
   if (MetricPtr m = detail::make_accuracy_metric(cls, config)) return m;
   if (MetricPtr m = detail::make_regression_metric(cls, config)) return m;
+  if (MetricPtr m = detail::make_iou_metric(cls, config)) return m;
+  if (MetricPtr m = detail::make_f_score_metric(cls, config)) return m;
+  if (MetricPtr m = detail::make_reduction_metric(cls, config)) return m;
   return detail::make_confusion_metric(cls, config);
 }
 

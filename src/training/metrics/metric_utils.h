@@ -42,6 +42,8 @@ class MeanMetricWrapper : public Mean {
   std::string class_name() const override { return class_name_; }
   void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) override;
   Json get_config() const override;
+  // The per-sample values this metric averages (keras.metrics.MeanMetricWrapper(fn=...) borrows them).
+  NdArray sample_values(const Tensor& y_true, const Tensor& y_pred) const { return values(y_true, y_pred); }
 
  protected:
   virtual NdArray values(const Tensor& y_true, const Tensor& y_pred) const = 0;
@@ -54,6 +56,9 @@ class MeanMetricWrapper : public Mean {
 MetricPtr make_accuracy_metric(const std::string& class_name, const Json& config);   // accuracy_metrics.cpp
 MetricPtr make_regression_metric(const std::string& class_name, const Json& config); // regression_metrics.cpp
 MetricPtr make_confusion_metric(const std::string& class_name, const Json& config);   // confusion_metrics.cpp
+MetricPtr make_iou_metric(const std::string& class_name, const Json& config);         // iou_metrics.cpp
+MetricPtr make_f_score_metric(const std::string& class_name, const Json& config);     // f_score_metrics.cpp
+MetricPtr make_reduction_metric(const std::string& class_name, const Json& config);   // reduction_metrics.cpp
 // nullptr when class_name is not of the family.
 
 }  // namespace kerascpp::metrics::detail

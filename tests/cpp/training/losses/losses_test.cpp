@@ -119,12 +119,19 @@ TEST(Losses, Errors) {
 
   const Tensor a = Tensor::zeros({4, 3}), b = Tensor::zeros({4, 2});
   for (const char* id : {"mse", "mae", "huber", "log_cosh", "kld", "poisson", "hinge", "categorical_hinge",
-                         "binary_crossentropy", "categorical_crossentropy"}) {
+                         "binary_crossentropy", "categorical_crossentropy", "dice", "tversky"}) {
     m = testing::error_of<ValueError>([&] { (*losses::get(id))(a, b); });
     EXPECT_NE(m.find("(4, 3)"), std::string::npos) << id << ": " << m;
     EXPECT_NE(m.find("(4, 2)"), std::string::npos) << id << ": " << m;
     EXPECT_NE(m.find(losses::get(id)->class_name()), std::string::npos) << id << ": " << m;
   }
+  // The overlap losses' axis: not integers, out of the predictions' rank.
+  m = testing::error_of<ValueError>([] { losses::get(Json{{"class_name", "Dice"}, {"config", {{"axis", "all"}}}}); });
+  EXPECT_NE(m.find("Dice: `axis` must be None, an integer or a tuple of integers. Received: axis=\"all\""),
+            std::string::npos) << m;
+  auto tversky = losses::get(Json{{"class_name", "Tversky"}, {"config", {{"axis", Json::array({1, 5})}}}});
+  m = testing::error_of<ValueError>([&] { (*tversky)(a, a); });
+  EXPECT_NE(m.find("Tversky: axis 5 is out of bounds for the 2-d predictions of shape (4, 3)"), std::string::npos) << m;
   // Sparse labels: wrong shape, out of range.
   auto scce = losses::get("sparse_categorical_crossentropy");
   m = testing::error_of<ValueError>([&] { (*scce)(Tensor::zeros({3}), Tensor::zeros({4, 5})); });
