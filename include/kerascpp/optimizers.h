@@ -87,7 +87,8 @@ class Optimizer {
   // Adds a slot for `var`, zero (or `initial`), named as Keras names it (e.g. "momentum", "velocity").
   VariablePtr add_slot(const Variable& var, const std::string& slot_name, float initial = 0.f);
   // Adds an optimizer variable not tied to a model variable (Nadam's u_product); path "<name>/<var_name>".
-  VariablePtr add_variable(const std::string& var_name, const Shape& shape, float initial);
+  VariablePtr add_variable(const std::string& var_name, const Shape& shape, float initial,
+                           DType dtype = DType::float32);
   // Called once per apply_gradients before the per-variable update_step calls (Keras's
   // _backend_update_step; Nadam updates its u_product there). step as in update_step.
   virtual void before_update_steps(double step) {}

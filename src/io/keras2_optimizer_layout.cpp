@@ -24,6 +24,7 @@ const std::map<std::string, std::vector<SlotName>>& slot_blocks() {
       {"Adagrad", {{"accumulator", "accumulator"}}},
       {"Adadelta", {{"accum_grad", "accumulated_grad"}, {"accum_var", "accumulated_delta_var"}}},
       {"Adamax", {{"m", "momentum"}, {"v", "norm"}}},
+      {"Ftrl", {{"accumulator", "accumulator"}, {"linear", "linear"}}},  // OptimizerV2 only, each variable's two together
   };
   return blocks;
 }

@@ -7,7 +7,8 @@
 //     "training/Adam/Variable_3:0"); Keras 2.2.4 left out iterations for RMSprop, Adagrad and Adadelta
 //     and kept Adam's unused vhats as (1,) zeros.
 // The slot kinds per class (Keras 2 name -> kerascpp's slot): SGD momentum; Adam m, v, vhat;
-// RMSprop rms, momentum, mg; Adagrad accumulator; Adadelta accum_grad, accum_var; Adamax m, v.
+// RMSprop rms, momentum, mg; Adagrad accumulator; Adadelta accum_grad, accum_var; Adamax m, v;
+// Ftrl accumulator, linear (which OptimizerV2 lists variable by variable; the names tell them apart).
 #pragma once
 
 #include <string>

@@ -115,8 +115,10 @@ void Optimizer::build(const std::vector<VariablePtr>& vars) {
   built_ = true;
 }
 
-VariablePtr Optimizer::add_variable(const std::string& var_name, const Shape& shape, float initial) {
-  Tensor t = Tensor::zeros(shape, DType::float32);
+VariablePtr Optimizer::add_variable(const std::string& var_name, const Shape& shape, float initial, DType dtype) {
+  Tensor t = Tensor::zeros(shape, dtype);
+  KCPP_CHECK(initial == 0.f || dtype == DType::float32, ValueError, "Optimizer '", name_, "': variable ", var_name,
+             " of dtype ", dtype_name(dtype), " starts at zero");
   if (initial != 0.f) std::fill_n(t.data<float>(), t.size(), initial);
   auto v = std::make_shared<Variable>(var_name, name_ + "/" + var_name, t, false);
   slots_.push_back(v);

@@ -34,5 +34,8 @@ OptimizerPtr make_adadelta(const Json& config);
 OptimizerPtr make_adamax(const Json& config);
 OptimizerPtr make_nadam(const Json& config);
 OptimizerPtr make_lion(const Json& config);
+OptimizerPtr make_ftrl(const Json& config);
+OptimizerPtr make_lamb(const Json& config);
+OptimizerPtr make_adafactor(const Json& config);
 
 }  // namespace kerascpp::optimizers::detail

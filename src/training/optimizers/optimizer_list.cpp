@@ -22,8 +22,7 @@ constexpr Entry kOptimizers[] = {
 #undef KCPP_OPTIMIZER
 };
 // Keras 3 optimizers that kerascpp does not implement: NotImplementedError rather than "unknown".
-constexpr const char* kNotImplemented[] = {"adafactor", "ftrl", "lamb", "muon", "lossscaleoptimizer",
-                                           "multioptimizer", "schedulefreeadamw"};
+constexpr const char* kNotImplemented[] = {"muon", "lossscaleoptimizer", "multioptimizer", "schedulefreeadamw"};
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -127,6 +127,8 @@ TEST(Get, DefaultsByNameMatchKeras) {
   std::vector<std::string> fixture_names;
   for (const auto& [name, cfg] : fixture()["defaults"].items()) fixture_names.push_back(name);
   std::vector<std::string> known = known_optimizers();
+  // Keras's get() does not know "lamb" (keras.optimizers.Lamb is not in its ALL_OBJECTS_DICT); kerascpp's does.
+  known.erase(std::remove(known.begin(), known.end(), "lamb"), known.end());
   std::sort(known.begin(), known.end());
   std::sort(fixture_names.begin(), fixture_names.end());
   EXPECT_EQ(known, fixture_names);  // every optimizer of the list has Keras's defaults checked above
