@@ -185,7 +185,15 @@ void expect_throw_with(const std::function<void()>& f, const std::string& needle
 TEST(Errors, UnknownAndUnsupported) {
   expect_throw_with<ValueError>([] { get("adamm"); }, "adamm");
   expect_throw_with<ValueError>([] { get("adamm"); }, "rmsprop");  // lists the known ones
-  expect_throw_with<NotImplementedError>([] { get("ftrl"); }, "ftrl");
+  expect_throw_with<NotImplementedError>([] { get("muon"); }, "muon");
+  // The new optimizers' bad options, with Keras's messages.
+  expect_throw_with<ValueError>([] { get(Json{{"class_name", "Ftrl"}, {"config", {{"learning_rate_power", 0.5}}}}); },
+                                "`learning_rate_power` needs to be negative or zero. Received: learning_rate_power=0.5");
+  expect_throw_with<ValueError>([] { get(Json{{"class_name", "Ftrl"}, {"config", {{"initial_accumulator_value", -1}}}}); },
+                                "`initial_accumulator_value` needs to be positive or zero");
+  expect_throw_with<ValueError>([] { get(Json{{"class_name", "Adafactor"}, {"config", {{"relative_step", 1}}}}); },
+                                "`relative_step` must be a bool");
+  expect_throw_with<ValueError>([] { get(Json{{"class_name", "Lamb"}, {"config", {{"beta_3", 0.5}}}}); }, "beta_3");
   expect_throw_with<NotImplementedError>([] { get(Json{{"class_name", "Adam"}, {"config", {{"use_ema", true}}}}); },
                                          "use_ema");
   expect_throw_with<NotImplementedError>(
