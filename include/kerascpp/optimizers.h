@@ -60,7 +60,12 @@ class Optimizer {
   // (variables the loss does not depend on) are skipped, as Keras does.
   void apply_gradients(const std::vector<Tensor>& grads, const std::vector<VariablePtr>& vars);
 
+  // Keras's optimizer.iterations: the steps taken; with gradient_accumulation_steps N, the calls of
+  // apply_gradients divided by N (the saved "iteration" variable counts every call, as Keras's).
   int64_t iterations() const;
+  // Keras's finalize_variable_values, which fit calls after its last epoch: with use_ema, the
+  // variables take their moving averages.
+  void finalize_variable_values(const std::vector<VariablePtr>& vars);
   // The learning rate used by the next step: the schedule's value at iterations(), or the variable.
   double learning_rate() const;
   // Sets the learning-rate variable (ReduceLROnPlateau, LearningRateScheduler); TypeError when the
@@ -103,12 +108,25 @@ class Optimizer {
   Json config_;
 
  private:
+  // apply_gradients' steps: clip, weight decay and update_step; then averages and the call counter.
+  void clip_and_update(const std::vector<VariablePtr>& vars, const std::vector<size_t>& index,
+                       const std::vector<size_t>& which, std::vector<std::vector<float>>& g);
+  void finish_step();
+
   std::string name_;
   bool built_ = false;
   SchedulePtr schedule_;
   VariablePtr iterations_, learning_rate_;
   std::vector<VariablePtr> slots_;  // in creation order
   std::vector<const Variable*> built_for_;
+  std::vector<VariablePtr> built_vars_;
+  // use_ema: a moving average per variable ("<var>_average"), every ema_overwrite_frequency steps
+  // copied into the variables. gradient_accumulation_steps: the gradients summed in
+  // "<var>_gradient_accumulator" and applied, averaged, every N-th call.
+  bool use_ema_ = false;
+  double ema_momentum_ = 0.99;
+  int64_t ema_overwrite_frequency_ = 0, accumulation_steps_ = 0;
+  std::vector<VariablePtr> averages_, accumulators_;
   double clipnorm_ = -1, clipvalue_ = -1, global_clipnorm_ = -1, weight_decay_ = 0;
 };
 

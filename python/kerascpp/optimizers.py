@@ -7,6 +7,8 @@
 import json
 import sys
 
+import numpy as np
+
 from . import _json, _kerascpp, _schedules
 
 schedules = _schedules
@@ -62,6 +64,10 @@ class Optimizer:
 
     @property
     def iterations(self):
+        # The "iteration" variable, or with gradient_accumulation_steps the steps taken (its value
+        # floor-divided by them), as Keras's property.
+        if self.get_config().get("gradient_accumulation_steps"):
+            return np.int64(self._native.iterations)
         return self._native.variables()[0]
 
     @property

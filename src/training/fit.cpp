@@ -273,6 +273,8 @@ std::shared_ptr<callbacks::History> run_fit(Model& m, Compiled& c, Feed& train, 
     cbs.each([&](callbacks::Callback& cb) { cb.on_epoch_end(epoch, epoch_logs); });
     logs = epoch_logs;
   }
+  // Keras's fit: optimizer.finalize_variable_values (use_ema: the weights become their averages).
+  if (o.epochs > 0) c.optimizer->finalize_variable_values(training::trainable_weights(m, c));
   cbs.each([&](callbacks::Callback& cb) { cb.on_train_end(logs); });
   return history;
 }

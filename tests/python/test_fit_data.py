@@ -142,6 +142,15 @@ def run_all(keras, seed_path, x, y, w, work, tf=None):
     m.set_weights([np.linspace(1, -1, 24, dtype="float32").reshape(8, 3), np.zeros(3, "float32")])
     m.compile(optimizer=keras.optimizers.Adam(0.05), loss=keras.losses.Tversky(alpha=0.7, beta=0.3, axis=-1))
     record("tversky_loss", m, m.fit(x, labels, sample_weight=w, batch_size=16, epochs=3, shuffle=False, verbose=0))
+    # Weights averaged by the optimizer (they become the averages when fit ends), and gradients summed
+    # over 3 batches before each step.
+    m = keras.models.load_model(seed_path, compile=False)
+    m.compile(optimizer=keras.optimizers.Adam(0.02, use_ema=True, ema_momentum=0.9), loss="mse")
+    record("ema", m, m.fit(x, y, batch_size=16, epochs=3, shuffle=False, verbose=0))
+    m = keras.models.load_model(seed_path, compile=False)
+    m.compile(optimizer=keras.optimizers.SGD(0.05, momentum=0.5, gradient_accumulation_steps=3), loss="mse")
+    record("accumulate", m, m.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0))
+    RUNS["accumulate"]["iterations"] = int(np.asarray(m.optimizer.iterations))
     m = fresh()
     checkpoints = os.path.join(work, keras.__name__)
     m.fit(x, y, batch_size=16, epochs=3, shuffle=False, verbose=0, callbacks=[keras.callbacks.ModelCheckpoint(
@@ -192,7 +201,7 @@ def runs(tmp_path_factory):
 
 @pytest.mark.parametrize("name", ["py_dataset", "generator", "steps_go_on", "workers", "shuffled", "tf_data",
                                   "python_schedule", "resumed", "uninterrupted", "cosine_loss", "focal_loss",
-                                  "categorical_focal_loss", "dice_loss", "tversky_loss"])
+                                  "categorical_focal_loss", "dice_loss", "tversky_loss", "ema", "accumulate"])
 def test_fit_on_data_sources_matches_real_keras(runs, name):
     ref, mine = runs[0][name], runs[1][name]
     assert set(mine["history"]) == set(ref["history"])
@@ -200,6 +209,7 @@ def test_fit_on_data_sources_matches_real_keras(runs, name):
         np.testing.assert_allclose(mine["history"][key], values, rtol=1e-4, err_msg=key)
     for got, want in zip(mine["weights"], ref["weights"]):
         np.testing.assert_allclose(np.array(got), np.array(want), rtol=1e-4, atol=1e-5)
+    assert mine.get("iterations") == ref.get("iterations")
     for key in ("evaluate", "predict"):
         if key in ref:
             np.testing.assert_allclose(np.array(mine[key]), np.array(ref[key]), rtol=1e-4, atol=1e-6, err_msg=key)

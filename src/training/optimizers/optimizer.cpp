@@ -76,6 +76,28 @@ Optimizer::Optimizer(const Json& config, const std::string& default_name) : conf
              config_["clipnorm"].dump(), ", clipvalue=", config_["clipvalue"].dump(),
              ", global_clipnorm=", config_["global_clipnorm"].dump());
   weight_decay_ = config_["weight_decay"].is_null() ? 0.0 : detail::number(config_, "weight_decay");
+  const Json& steps = config_["gradient_accumulation_steps"];
+  if (!steps.is_null() && !(steps.is_number_integer() && steps.get<int64_t>() == 0)) {
+    KCPP_CHECK(steps.is_number_integer() && steps.get<int64_t>() >= 2, ValueError,
+               "`gradient_accumulation_steps` must be an integer >= 2. Received: gradient_accumulation_steps=",
+               steps.dump());
+    accumulation_steps_ = steps.get<int64_t>();
+  }
+  KCPP_CHECK(config_["use_ema"].is_boolean(), ValueError, "`use_ema` must be a bool. Received: use_ema=",
+             config_["use_ema"].dump());
+  use_ema_ = config_["use_ema"].get<bool>();
+  if (use_ema_) {
+    ema_momentum_ = detail::number(config_, "ema_momentum");
+    KCPP_CHECK(ema_momentum_ >= 0 && ema_momentum_ <= 1, ValueError,
+               "`ema_momentum` must be in the range [0, 1]. Received: ema_momentum=", config_["ema_momentum"].dump());
+    const Json& every = config_["ema_overwrite_frequency"];
+    if (!every.is_null() && !(every.is_number_integer() && every.get<int64_t>() == 0)) {
+      KCPP_CHECK(every.is_number_integer() && every.get<int64_t>() >= 1, ValueError,
+                 "`ema_overwrite_frequency` must be an integer >= 1 or None. Received: ema_overwrite_frequency=",
+                 every.dump());
+      ema_overwrite_frequency_ = every.get<int64_t>();
+    }
+  }
   if (!config_["loss_scale_factor"].is_null()) detail::number(config_, "loss_scale_factor");
 
   iterations_ = std::make_shared<Variable>("iteration", name_ + "/iteration", Tensor::zeros({}, DType::int64),
@@ -111,6 +133,12 @@ void Optimizer::build(const std::vector<VariablePtr>& vars) {
   }
   built_for_.clear();
   for (const auto& v : vars) built_for_.push_back(v.get());
+  built_vars_ = vars;
+  // base_optimizer.build, before the class's own slots: the averages, then the accumulators.
+  if (use_ema_)
+    for (const auto& v : vars) averages_.push_back(add_slot(*v, "average"));
+  if (accumulation_steps_)
+    for (const auto& v : vars) accumulators_.push_back(add_slot(*v, "gradient_accumulator"));
   do_build(vars);
   built_ = true;
 }
@@ -148,10 +176,13 @@ VariablePtr Optimizer::slot(const Variable& var, const std::string& slot_name) c
   return nullptr;
 }
 
-int64_t Optimizer::iterations() const { return iterations_->value().data<int64_t>()[0]; }
+int64_t Optimizer::iterations() const {
+  const int64_t calls = iterations_->value().data<int64_t>()[0];
+  return accumulation_steps_ ? calls / accumulation_steps_ : calls;  // floor_divide of non-negatives
+}
 
 double Optimizer::learning_rate() const {
-  if (schedule_) return (*schedule_)(iterations());
+  if (schedule_) return (*schedule_)(iterations_->value().data<int64_t>()[0]);  // Keras: the schedule of _iterations
   return learning_rate_->value().data<float>()[0];
 }
 
@@ -280,6 +311,31 @@ void Optimizer::apply_gradients(const std::vector<Tensor>& grads, const std::vec
     for (auto& gi : g)
       for (float& x : gi) x = x / scale;
   }
+  // Gradient accumulation (base_optimizer._backend_apply_gradients): every call but each N-th adds the
+  // gradients to the accumulators; the N-th applies (gradient + accumulated) / N and resets them.
+  if (accumulation_steps_) {
+    const bool update = (iterations_->value().data<int64_t>()[0] + 1) % accumulation_steps_ == 0;
+    const float n = static_cast<float>(accumulation_steps_);
+    for (size_t k = 0; k < which.size(); ++k) {
+      Variable& acc = *accumulators_[index[which[k]]];
+      float* a = acc.value().data<float>();
+      for (size_t e = 0; e < g[k].size(); ++e) {
+        if (update) g[k][e] = (g[k][e] + a[e]) / n, a[e] = 0.f;
+        else a[e] += g[k][e];
+      }
+      acc.mark_updated();
+    }
+    if (!update) {
+      finish_step();
+      return;
+    }
+  }
+  clip_and_update(vars, index, which, g);
+  finish_step();
+}
+
+void Optimizer::clip_and_update(const std::vector<VariablePtr>& vars, const std::vector<size_t>& index,
+                                const std::vector<size_t>& which, std::vector<std::vector<float>>& g) {
   // base_optimizer._clip_gradients: `if self.clipnorm and self.clipnorm > 0` etc.
   if (clipnorm_ > 0) {
     for (auto& gi : g) clip_by_norm(gi, detail::f32(clipnorm_));
@@ -290,7 +346,6 @@ void Optimizer::apply_gradients(const std::vector<Tensor>& grads, const std::vec
     for (auto& gi : g)
       for (float& x : gi) x = std::min(std::max(x, -v), v);
   }
-
   const float lr = detail::f32(learning_rate());
   // base_optimizer._apply_weight_decay (TF: variable.assign_sub(variable * wd * lr)), before the update.
   if (!config_["weight_decay"].is_null()) {
@@ -309,8 +364,33 @@ void Optimizer::apply_gradients(const std::vector<Tensor>& grads, const std::vec
     update_step(gt, var, index[which[k]], lr, step);
     var.mark_updated();
   }
+}
+
+// After every call, update step or not: the moving averages (base_optimizer.
+// _update_model_variables_moving_average: momentum 0 at the first step, so the average starts at the
+// variable), their copy into the variables every ema_overwrite_frequency steps, and the call counter.
+void Optimizer::finish_step() {
+  if (use_ema_) {
+    const float momentum = iterations() != 0 ? detail::f32(ema_momentum_) : 0.f, rest = 1.f - momentum;
+    for (size_t i = 0; i < built_vars_.size(); ++i) {
+      const float* x = built_vars_[i]->value().data<float>();
+      float* a = averages_[i]->value().data<float>();
+      for (int64_t k = 0, n = built_vars_[i]->value().size(); k < n; ++k) a[k] = momentum * a[k] + rest * x[k];
+      averages_[i]->mark_updated();
+    }
+    if (ema_overwrite_frequency_ && (iterations() + 1) % ema_overwrite_frequency_ == 0)
+      finalize_variable_values(built_vars_);
+  }
   iterations_->value().data<int64_t>()[0] += 1;
   iterations_->mark_updated();
+}
+
+void Optimizer::finalize_variable_values(const std::vector<VariablePtr>& vars) {
+  if (!use_ema_ || !built_) return;
+  KCPP_CHECK(vars.size() == averages_.size(), ValueError, "The length of model variables (", vars.size(),
+             ") to override does not match the length of model variables stored in the optimizer (",
+             averages_.size(), "). Please check if the optimizer was called on your model.");
+  for (size_t i = 0; i < vars.size(); ++i) vars[i]->assign(averages_[i]->value().copy());
 }
 
 }  // namespace kerascpp::optimizers

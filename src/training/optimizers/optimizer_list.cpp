@@ -109,14 +109,6 @@ Json prepare_config(const Json& config, const std::string& class_name, const Jso
   KCPP_CHECK(!c.contains("schedule_decay"), NotImplementedError, class_name,
              ": the Keras 2 Nadam `schedule_decay` is not supported. Received: schedule_decay=",
              c["schedule_decay"].dump());
-  if (c.contains("use_ema"))
-    KCPP_CHECK(c["use_ema"].is_null() || c["use_ema"] == false, NotImplementedError, class_name,
-               ": `use_ema=True` (exponential moving average of the weights) is not supported.");
-  if (c.contains("gradient_accumulation_steps"))
-    KCPP_CHECK(c["gradient_accumulation_steps"].is_null(), NotImplementedError, class_name,
-               ": `gradient_accumulation_steps` is not supported. Received: gradient_accumulation_steps=",
-               c["gradient_accumulation_steps"].dump());
-
   const Json base = {{"name", nullptr},
                      {"weight_decay", nullptr},
                      {"clipnorm", nullptr},

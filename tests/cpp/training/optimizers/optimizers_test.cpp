@@ -194,13 +194,17 @@ TEST(Errors, UnknownAndUnsupported) {
   expect_throw_with<ValueError>([] { get(Json{{"class_name", "Adafactor"}, {"config", {{"relative_step", 1}}}}); },
                                 "`relative_step` must be a bool");
   expect_throw_with<ValueError>([] { get(Json{{"class_name", "Lamb"}, {"config", {{"beta_3", 0.5}}}}); }, "beta_3");
-  expect_throw_with<NotImplementedError>([] { get(Json{{"class_name", "Adam"}, {"config", {{"use_ema", true}}}}); },
-                                         "use_ema");
+  expect_throw_with<ValueError>(
+      [] { get(Json{{"class_name", "Adam"}, {"config", {{"use_ema", true}, {"ema_momentum", 1.5}}}}); },
+      "`ema_momentum` must be in the range [0, 1]. Received: ema_momentum=1.5");
+  expect_throw_with<ValueError>(
+      [] { get(Json{{"class_name", "Adam"}, {"config", {{"use_ema", true}, {"ema_overwrite_frequency", -2}}}}); },
+      "`ema_overwrite_frequency` must be an integer >= 1 or None. Received: ema_overwrite_frequency=-2");
   expect_throw_with<NotImplementedError>(
       [] { get(Json{{"class_name", "SGD"}, {"config", {{"decay", 1e-4}}}}); }, "decay");
-  expect_throw_with<NotImplementedError>(
-      [] { get(Json{{"class_name", "SGD"}, {"config", {{"gradient_accumulation_steps", 2}}}}); },
-      "gradient_accumulation_steps");
+  expect_throw_with<ValueError>(
+      [] { get(Json{{"class_name", "SGD"}, {"config", {{"gradient_accumulation_steps", 1}}}}); },
+      "`gradient_accumulation_steps` must be an integer >= 2. Received: gradient_accumulation_steps=1");
   expect_throw_with<ValueError>([] { get(Json{{"class_name", "Adam"}, {"config", {{"betta_1", 0.9}}}}); },
                                 "betta_1");
   expect_throw_with<ValueError>(
