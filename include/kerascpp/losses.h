@@ -19,6 +19,10 @@
 #include "kerascpp/class_info.h"
 #include "kerascpp/tensor.h"
 
+namespace kerascpp {
+class Model;
+}
+
 namespace kerascpp::losses {
 
 using Json = nlohmann::json;
@@ -51,6 +55,9 @@ class Loss {
 
   // Keras 3's get_config(): {"name": ..., "reduction": ..., plus the class's options}.
   virtual Json get_config() const;
+  // The loss as compile_config records it: {"module": "keras.losses", "class_name", "config",
+  // "registered_name"}, or a function's own form (from_function).
+  virtual Json serialize() const;
 
  protected:
   Json config_;
@@ -67,6 +74,17 @@ using LossPtr = std::shared_ptr<Loss>;
 // {"class_name", "config"} object (Keras 2 and 3 configs). ValueError naming the identifier and
 // listing the known ones.
 LossPtr get(const Json& identifier);
+// A loss written as a function of keras.ops (Keras wraps one in LossFunctionWrapper): `function` is a
+// model of two inputs, y_true and y_pred (float32, the shape of y_pred), whose output holds the
+// per-sample losses; the Python package traces the user's function into it once, on symbolic
+// tensors. The loss is reduced with the sample weights as every loss; its gradient is the graph's.
+// config: {"name": the function's, "reduction"}; serialized: how compile_config records the function.
+LossPtr from_function(std::shared_ptr<const Model> function, const Json& config, const Json& serialized);
+// ValueError naming the function (what: "Loss" or "Metric") unless y_true and y_pred have the shapes
+// `function` was traced for.
+void check_traced_shapes(const Model& function, const char* what, const std::string& name, const Tensor& y_true,
+                         const Tensor& y_pred);
+
 // Every class name get() knows, and each class's arguments and functions (one list: loss_list.inc).
 std::vector<std::string> known_losses();
 std::vector<ClassInfo> loss_classes();

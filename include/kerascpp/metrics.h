@@ -15,6 +15,10 @@
 #include "kerascpp/class_info.h"
 #include "kerascpp/tensor.h"
 
+namespace kerascpp {
+class Model;
+}
+
 namespace kerascpp::metrics {
 
 using Json = nlohmann::json;
@@ -49,6 +53,10 @@ using MetricPtr = std::shared_ptr<Metric>;
 // y_pred_shape: the model output's shape (batch -1); loss_name: the compiled loss's function or
 // class name ("" if none). ValueError naming an unknown identifier.
 MetricPtr get(const Json& identifier, const Shape& y_pred_shape = {}, const std::string& loss_name = "");
+// A metric written as a function of keras.ops (Keras wraps one in MeanMetricWrapper): the weighted mean
+// of the per-sample values of `function`, a model of two inputs (y_true, y_pred) traced from the
+// user's function as losses::from_function. serialized: how the config records the function.
+MetricPtr from_function(std::shared_ptr<const Model> function, const std::string& name, const Json& serialized);
 // Every class name get() knows, and each class's arguments and identifiers (one list: metric_list.inc).
 std::vector<std::string> known_metrics();
 std::vector<ClassInfo> metric_classes();

@@ -47,7 +47,9 @@ struct CompileOptions {
   // Metric identifiers: a list applies to every output; per output, a dict by output name (each value
   // an identifier or a list of them) or a list with one list per output (tf.keras's saved form; a
   // single-output model takes them all). Metric objects apply to every output (the first output uses
-  // the object itself, the others copies of it) or, in output_metric_objects, to the output named.
+  // the object itself, the others copies of it) or, in output_metric_objects, to the output named; a
+  // null entry in a list stands for the next object, which so keeps its place among the identifiers
+  // (objects left over come last).
   // These metrics are updated without sample weights, as Keras 3's.
   Json metrics = Json::array();
   std::vector<metrics::MetricPtr> metric_objects;

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from . import _data, _kerascpp, _json
+from . import _data, _functions, _kerascpp, _json
 from . import callbacks as callbacks_module
 from . import losses as losses_module
 from . import metrics as metrics_module
@@ -72,21 +72,25 @@ def _per_output(value, names, what):
 
 
 def _split_metrics(entries):
-    """Identifiers and native metric objects, in the order given."""
+    """Identifiers (None where an object goes, so that it keeps its place) and native metric objects."""
     ids, objs = [], []
     for m in entries:
         if m is None:
             continue
         kind, v = metrics_module._compile_form(m)
-        (ids if kind == "id" else objs).append(v)
+        if kind == "id":
+            ids.append(v)
+        else:
+            ids.append(None)
+            objs.append(v)
     return ids, objs
 
 
-def _metrics_arg(metrics, names, what):
+def _metrics_arg(metrics, names, shapes, what):
     """compile(metrics=...) as the engine takes it: (identifiers as JSON, objects for every output,
     objects by output name). Keras 3's forms: a list applies to the one output; with several outputs,
     a dict by output name or a list with one entry (a metric or a list) per output; a list of another
-    length applies to every output, as in Keras 2."""
+    length applies to every output, as in Keras 2. Python functions are traced for each output's shape."""
     if metrics is None:
         return "[]", [], {}
     if isinstance(metrics, dict) and "class_name" not in metrics:
@@ -99,14 +103,18 @@ def _metrics_arg(metrics, names, what):
         metrics = list(metrics)
         if len(metrics) == 1 and isinstance(metrics[0], (list, tuple)):
             metrics = list(metrics[0])
-        ids, objs = _split_metrics(metrics)
-        return _json.dumps(ids), objs, {}
+        if len(names) > 1 and any(_functions.is_function(m) for m in metrics):
+            per = {n: metrics for n in names}  # each output its own trace
+        else:
+            ids, objs = _split_metrics([_functions.metric(m, shapes[0]) if _functions.is_function(m) else m
+                                        for m in metrics])
+            return _json.dumps(ids), objs, {}
     ids, objs = {}, {}
-    for name, entry in per.items():
+    for (name, entry), shape in zip(per.items(), [shapes[names.index(n)] for n in per]):
         if entry is None:
             continue
         entry = list(entry) if isinstance(entry, (list, tuple)) else [entry]
-        ids[name], o = _split_metrics(entry)
+        ids[name], o = _split_metrics([_functions.metric(m, shape) if _functions.is_function(m) else m for m in entry])
         if o:
             objs[name] = o
     return _json.dumps(ids), [], objs
@@ -127,9 +135,16 @@ class TrainingMixin:
         else:
             raise ValueError(f"Could not interpret optimizer identifier: {optimizer!r}")
 
+        shapes = list(self._m.output_shapes)
         if isinstance(loss, dict) and "class_name" not in loss:
             loss = _per_output(loss, names, "loss")
+        if _functions.is_python_loss(loss) and len(names) > 1:
+            loss = [loss] * len(names)  # each output its own trace
         many = isinstance(loss, (list, tuple))
+        if many:
+            loss = [_functions.loss(l, shapes[i]) if _functions.is_python_loss(l) else l for i, l in enumerate(loss)]
+        elif _functions.is_python_loss(loss):
+            loss = _functions.loss(loss, shapes[0])
         forms = [losses_module._compile_form(l) if l is not None else ("id", None)
                  for l in (loss if many else [loss])]
         if all(kind == "id" for kind, _ in forms):
@@ -145,7 +160,8 @@ class TrainingMixin:
         loss_weights = [float(w) for w in (loss_weights or [])]
 
         _kerascpp.compile(self._m, _json.dumps(opt_id), opt_obj, _json.dumps(loss_id), loss_objs, loss_weights,
-                          _metrics_arg(metrics, names, "metrics"), _metrics_arg(weighted_metrics, names, "weighted_metrics"))
+                          _metrics_arg(metrics, names, shapes, "metrics"),
+                          _metrics_arg(weighted_metrics, names, shapes, "weighted_metrics"))
         self._optimizer = optimizer if isinstance(optimizer, optimizers_module.Optimizer) else None
         self._last_logs = None
 

@@ -120,6 +120,8 @@ def _compile_form(loss):
         return "id", loss
     if isinstance(loss, Loss) and loss._native is not None:
         return "obj", loss._native
+    if isinstance(loss, _kerascpp.Loss):  # a traced Python loss (kerascpp._functions)
+        return "obj", loss
     if hasattr(loss, "_kerascpp_identifier"):
         return "id", loss._kerascpp_identifier
     if callable(loss):

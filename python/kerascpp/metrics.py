@@ -118,6 +118,8 @@ def _compile_form(metric):
         return "id", metric
     if isinstance(metric, Metric):
         return "obj", metric._native
+    if isinstance(metric, _kerascpp.Metric):  # a traced Python metric function (kerascpp._functions)
+        return "obj", metric
     name = getattr(metric, "_kerascpp_identifier", None)  # keras.losses.mse as a metric
     if name is not None:
         return "id", name

@@ -166,6 +166,11 @@ void bind_losses(nb::module_& m) {
       .def("get_config_json", [](const Loss& self) { return self.get_config().dump(); });
   m.def("loss_get", [](const std::string& identifier) { return losses::get(parse(identifier, "loss")); });
   m.def("loss_classes", [] { return class_list(losses::loss_classes()); });
+  // A Python loss function traced into `function` (a model of y_true, y_pred); see losses::from_function.
+  m.def("loss_from_function", [](const Model& function, const std::string& config, const std::string& serialized) {
+    return losses::from_function(std::make_shared<const Model>(function), parse(config, "loss"),
+                                 parse(serialized, "loss"));
+  });
 }
 
 void bind_metrics(nb::module_& m) {
@@ -183,6 +188,9 @@ void bind_metrics(nb::module_& m) {
     return metrics::get(parse(identifier, "metric"), shape, loss_name);
   }, nb::arg("identifier"), nb::arg("y_pred_shape").none() = nb::none(), nb::arg("loss_name") = "");
   m.def("metric_classes", [] { return class_list(metrics::metric_classes()); });
+  m.def("metric_from_function", [](const Model& function, const std::string& name, const std::string& serialized) {
+    return metrics::from_function(std::make_shared<const Model>(function), name, parse(serialized, "metric"));
+  });
 }
 
 void bind_model_training(nb::module_& m) {

@@ -33,13 +33,14 @@ using OutputMetricObjects = std::map<std::string, MetricObjects>;
 std::vector<std::vector<Json>> ids_per_output(const Json& spec, const std::vector<std::string>& outputs,
                                               const std::string& model, const char* argument) {
   std::vector<std::vector<Json>> out(outputs.size());
+  // In a list, null stands for the next metric object (CompileOptions::metrics); an output's entry
+  // null is no metrics.
+  auto add_list = [&](size_t i, const Json& list) {
+    for (const Json& id : list) out[i].push_back(id);
+  };
   auto add = [&](size_t i, const Json& entry) {
-    if (entry.is_array()) {
-      for (const Json& id : entry)
-        if (!id.is_null()) out[i].push_back(id);
-    } else if (!entry.is_null()) {
-      out[i].push_back(entry);
-    }
+    if (entry.is_array()) add_list(i, entry);
+    else if (!entry.is_null()) out[i].push_back(entry);
   };
   if (spec.is_null()) return out;
   if (spec.is_object() && !spec.contains("class_name")) {
@@ -51,7 +52,7 @@ std::vector<std::vector<Json>> ids_per_output(const Json& spec, const std::vecto
     }
     return out;
   }
-  const bool nested = spec.is_array() && !spec.empty() &&
+  const bool nested = spec.is_array() && std::any_of(spec.begin(), spec.end(), [](const Json& e) { return e.is_array(); }) &&
                       std::all_of(spec.begin(), spec.end(), [](const Json& e) { return e.is_array() || e.is_null(); });
   if (nested && outputs.size() > 1) {
     KCPP_CHECK(spec.size() == outputs.size(), ValueError, "For a model with multiple outputs, when providing the `",
@@ -61,11 +62,45 @@ std::vector<std::vector<Json>> ids_per_output(const Json& spec, const std::vecto
     for (size_t i = 0; i < outputs.size(); ++i) add(i, spec[i]);
     return out;
   }
-  for (size_t i = 0; i < outputs.size(); ++i)
-    if (spec.is_array())
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (nested) {  // a single output takes every list
       for (const Json& entry : spec) add(i, entry);
-    else
+    } else if (spec.is_array()) {
+      add_list(i, spec);
+    } else {
       add(i, spec);
+    }
+  }
+  return out;
+}
+
+// The metric objects of output i, in order: those for every output (the first output the objects
+// themselves, the others copies), then the output's own.
+MetricObjects objects_of(size_t i, const std::string& output, const MetricObjects& every, const OutputMetricObjects& by_output,
+                         const Shape& shape, const std::string& loss_name) {
+  MetricObjects out;
+  for (const auto& m : every)
+    out.push_back(i == 0 ? m : metrics::get(Json{{"class_name", m->class_name()}, {"config", m->get_config()}}, shape, loss_name));
+  if (auto it = by_output.find(output); it != by_output.end()) out.insert(out.end(), it->second.begin(), it->second.end());
+  return out;
+}
+
+// ids with each null replaced by the next of `objects` (made by `make`), and the objects left appended.
+template <typename T, typename FromId, typename FromObject>
+std::vector<T> in_order(const std::vector<Json>& ids, const MetricObjects& objects, const char* argument,
+                        FromId from_id, FromObject from_object) {
+  std::vector<T> out;
+  size_t next = 0;
+  for (const Json& id : ids) {
+    if (!id.is_null()) {
+      out.push_back(from_id(id));
+      continue;
+    }
+    KCPP_CHECK(next < objects.size(), ValueError, "compile(", argument, "=...): a null entry stands for a metric "
+               "object, and there are more nulls than objects");
+    out.push_back(from_object(objects[next++]));
+  }
+  for (; next < objects.size(); ++next) out.push_back(from_object(objects[next]));
   return out;
 }
 
@@ -82,12 +117,10 @@ void add_metrics(training::Compiled& c, const Model& model, const Json& ids, con
   for (size_t i = 0; i < names.size(); ++i) {
     const Shape& shape = model.output_shapes()[i];
     const std::string loss_name = c.losses[i] ? c.losses[i]->class_name() : "";
-    auto add = [&](const metrics::MetricPtr& m) { c.metrics[i].push_back({m, m->name(), weighted}); };
-    for (const Json& id : per_output[i]) add(metrics::get(id, shape, loss_name));
-    for (const auto& m : every)
-      add(i == 0 ? m : metrics::get(Json{{"class_name", m->class_name()}, {"config", m->get_config()}}, shape, loss_name));
-    if (auto it = by_output.find(names[i]); it != by_output.end())
-      for (const auto& m : it->second) add(m);
+    const auto made = in_order<metrics::MetricPtr>(
+        per_output[i], objects_of(i, names[i], every, by_output, shape, loss_name), argument,
+        [&](const Json& id) { return metrics::get(id, shape, loss_name); }, [](const metrics::MetricPtr& m) { return m; });
+    for (const auto& m : made) c.metrics[i].push_back({m, m->name(), weighted});
   }
 }
 
@@ -109,24 +142,29 @@ void name_metrics(training::Compiled& c, const std::vector<std::string>& outputs
       }
 }
 
-// compile_config's metrics entry: the identifiers as given, objects serialised after them; per output
-// (a dict of identifiers, or objects for one output), a dict by output name.
+// compile_config's metrics entry: the identifiers as given, each object serialised in its place; per
+// output (a dict of identifiers, or objects for one output), a dict by output name.
 Json metrics_config(const Json& ids, const MetricObjects& every, const OutputMetricObjects& by_output,
                     const std::vector<std::string>& outputs) {
   auto serialized = [](const metrics::MetricPtr& m) { return serialize("keras.metrics", m->class_name(), m->get_config()); };
+  auto identity = [](const Json& id) { return id; };
   if (!(ids.is_object() && !ids.contains("class_name")) && by_output.empty()) {
-    Json out = ids.is_array() && ids.empty() ? Json() : ids;
-    if (!every.empty() && !out.is_array()) out = out.is_null() ? Json::array() : Json::array({out});
-    for (const auto& m : every) out.push_back(serialized(m));
-    return out;
+    if (!ids.is_array()) return every.empty() ? ids : Json(in_order<Json>({ids}, every, "metrics", identity, serialized));
+    if (ids.empty() && every.empty()) return Json();
+    if (std::any_of(ids.begin(), ids.end(), [](const Json& e) { return e.is_array(); })) return ids;  // per output
+    return Json(in_order<Json>(std::vector<Json>(ids.begin(), ids.end()), every, "metrics", identity, serialized));
   }
   Json out = Json::object();
   for (const std::string& name : outputs) {
-    Json entry = Json::array();
-    if (ids.is_object() && ids.contains(name)) entry = ids[name].is_array() ? ids[name] : Json::array({ids[name]});
-    for (const auto& m : every) entry.push_back(serialized(m));
-    if (auto it = by_output.find(name); it != by_output.end())
-      for (const auto& m : it->second) entry.push_back(serialized(m));
+    std::vector<Json> given;
+    if (ids.is_object() && ids.contains(name)) {
+      const Json& e = ids[name];
+      if (e.is_array()) given.assign(e.begin(), e.end());
+      else if (!e.is_null()) given.push_back(e);
+    }
+    MetricObjects objects = every;
+    if (auto it = by_output.find(name); it != by_output.end()) objects.insert(objects.end(), it->second.begin(), it->second.end());
+    const std::vector<Json> entry = in_order<Json>(given, objects, "metrics", identity, serialized);
     if (!entry.empty()) out[name] = entry;
   }
   return out;
@@ -197,7 +235,7 @@ void Model::compile(const CompileOptions& o) {
   Json loss_cfg;
   if (!o.loss_objects.empty()) {
     loss_cfg = Json::array();
-    for (const auto& l : c->losses) loss_cfg.push_back(serialize("keras.losses", l->class_name(), l->get_config()));
+    for (const auto& l : c->losses) loss_cfg.push_back(l->serialize());
     if (o.loss_objects.size() == 1) loss_cfg = loss_cfg[0];
   } else {
     loss_cfg = o.loss;

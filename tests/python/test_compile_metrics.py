@@ -38,7 +38,24 @@ def data():
     w = rng.uniform(0.2, 2.0, size=(48,)).astype("float32")
     return x, ya, yb, w
 
+def python_functions(keras):
+    # A loss and a metric written with keras.ops, and a Loss subclass, as Keras users write them.
+    def soft_huber(y_true, y_pred):
+        e = keras.ops.abs(y_true - y_pred)
+        return keras.ops.mean(keras.ops.where(e < 0.5, 0.5 * keras.ops.square(e), 0.5 * e - 0.125), axis=-1)
+
+    def worst_error(y_true, y_pred):
+        return keras.ops.max(keras.ops.abs(y_true - y_pred), axis=-1)
+
+    class WeightedCrossentropy(keras.losses.Loss):
+        def call(self, y_true, y_pred):
+            p = keras.ops.clip(y_pred, 1e-7, 1.0 - 1e-7)
+            return -keras.ops.sum(y_true * keras.ops.log(p) * keras.ops.convert_to_tensor([1.0, 2.0, 0.5]), axis=-1)
+
+    return soft_huber, worst_error, WeightedCrossentropy
+
 def cases(keras):
+    soft_huber, worst_error, WeightedCrossentropy = python_functions(keras)
     return {
         "dict": dict(model=two_outputs, loss={"out_a": "mse", "out_b": "sparse_categorical_crossentropy"},
                      metrics={"out_a": ["mae"], "out_b": ["accuracy", keras.metrics.SparseTopKCategoricalAccuracy(k=2)]},
@@ -58,6 +75,10 @@ def cases(keras):
                              weighted_metrics=[keras.metrics.FBetaScore(average="weighted", beta=2.0),
                                                keras.metrics.OneHotIoU(3, [0, 2], dtype="float32"),
                                                keras.metrics.RecallAtPrecision(0.4, class_id=0)]),
+        "python_loss": dict(model=two_outputs, loss={"out_a": soft_huber, "out_b": "sparse_categorical_crossentropy"},
+                            metrics={"out_a": [worst_error]}, weighted_metrics=[worst_error, None], sample_weight=True),
+        "python_loss_class": dict(model=one_output, loss=WeightedCrossentropy(name="wce"), one_hot=True,
+                                  metrics=[worst_error, "categorical_accuracy"]),
     }
 
 def run_all(keras):
@@ -103,7 +124,8 @@ def runs():
     return json.loads(line[0][len("RESULT"):]), scope["run_all"](keras)
 
 
-@pytest.mark.parametrize("name", ["dict", "list", "one_per_output", "single", "class_weight", "more_metrics"])
+@pytest.mark.parametrize("name", ["dict", "list", "one_per_output", "single", "class_weight", "more_metrics",
+                                  "python_loss", "python_loss_class"])
 def test_metrics_and_weighted_metrics_match_real_keras(runs, name):
     ref, mine = runs[0][name], runs[1][name]
     assert sorted(mine["history"]) == sorted(ref["history"])
@@ -179,3 +201,31 @@ def test_mean_metric_wrapper_takes_keras_functions_and_refuses_python_ones_by_na
         keras.metrics.MeanMetricWrapper(mine)
     with pytest.raises(NotImplementedError, match=r"F1Score\(average=None\) reports one score per class"):
         keras.metrics.F1Score()
+
+
+def test_python_losses_that_cannot_be_traced_are_refused_by_name():
+    def numpy_loss(y_true, y_pred):
+        return np.mean(np.asarray(y_true) - np.asarray(y_pred))  # needs values: not traceable
+    m = model()
+    with pytest.raises(NotImplementedError, match="the Python loss numpy_loss by tracing it once"):
+        m.compile("adam", {"out_a": numpy_loss, "out_b": "mse"})
+    with pytest.raises(NotImplementedError, match="the Python metric numpy_loss"):
+        m.compile("adam", "mse", metrics=[numpy_loss])
+
+
+def test_python_loss_is_saved_by_name_and_labels_of_another_shape_are_a_clear_error():
+    scope = {}
+    exec(CASES, scope)
+    soft_huber, worst_error, _ = scope["python_functions"](keras)
+    m = scope["one_output"](keras)
+    m.compile("sgd", soft_huber, metrics=[worst_error])
+    assert m.get_compile_config()["loss"]["config"] == "soft_huber"
+    assert m.get_compile_config()["metrics"][0]["config"]["fn"]["config"] == "worst_error"
+    x = np.ones((4, 6), "float32")
+    before = [w.copy() for w in m.get_weights()]
+    with pytest.raises(ValueError) as e:  # traced for y_true of the output's shape (None, 3)
+        m.fit(x, np.zeros((4,), "float32"), verbose=0)
+    assert "'soft_huber' is a Python function traced for y_true and y_pred of shape (None, 3)" in str(e.value)
+    assert "y_true has shape (4,)" in str(e.value)
+    for a, b in zip(m.get_weights(), before):
+        np.testing.assert_array_equal(a, b)

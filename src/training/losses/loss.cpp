@@ -87,6 +87,11 @@ Json Loss::get_config() const {
   return c;
 }
 
+Json Loss::serialize() const {
+  return Json{{"module", "keras.losses"}, {"class_name", class_name()}, {"config", get_config()},
+              {"registered_name", nullptr}};
+}
+
 namespace detail {
 
 void check_keys(const Json& config, const std::string& class_name, std::initializer_list<const char*> options) {
