@@ -80,10 +80,11 @@ LossPtr get(const Json& identifier);
 // tensors. The loss is reduced with the sample weights as every loss; its gradient is the graph's.
 // config: {"name": the function's, "reduction"}; serialized: how compile_config records the function.
 LossPtr from_function(std::shared_ptr<const Model> function, const Json& config, const Json& serialized);
-// ValueError naming the function (what: "Loss" or "Metric") unless y_true and y_pred have the shapes
-// `function` was traced for.
-void check_traced_shapes(const Model& function, const char* what, const std::string& name, const Tensor& y_true,
-                         const Tensor& y_pred);
+// y_true as the function sees it: for a loss (what "Loss"), brought to the rank of y_pred as Keras's
+// squeeze_or_expand_to_same_rank does; for a metric ("Metric") as it is, as Keras's MeanMetricWrapper
+// passes it. ValueError naming the function unless y_true and y_pred have the shapes it was traced for.
+Tensor traced_y_true(const Model& function, const char* what, const std::string& name, const Tensor& y_true,
+                     const Tensor& y_pred);
 
 // Every class name get() knows, and each class's arguments and functions (one list: loss_list.inc).
 std::vector<std::string> known_losses();

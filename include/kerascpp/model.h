@@ -44,9 +44,10 @@ struct CompileOptions {
   Json loss;
   std::vector<losses::LossPtr> loss_objects;
   std::vector<double> loss_weights;  // per output; empty: 1 each
-  // Metric identifiers: a list applies to every output; per output, a dict by output name (each value
-  // an identifier or a list of them) or a list with one list per output (tf.keras's saved form; a
-  // single-output model takes them all). Metric objects apply to every output (the first output uses
+  // Metric identifiers: a list applies to every output (Keras 2's rule; load_model reads a Keras 3
+  // file's list of one entry per output as per output); per output, a dict by output name (each value
+  // an identifier or a list of them) or a list holding lists, one entry per output (a single-output
+  // model takes them all). Metric objects apply to every output (the first output uses
   // the object itself, the others copies of it) or, in output_metric_objects, to the output named; a
   // null entry in a list stands for the next object, which so keeps its place among the identifiers
   // (objects left over come last).

@@ -66,7 +66,8 @@ class Optimizer {
   // Keras's finalize_variable_values, which fit calls after its last epoch: with use_ema, the
   // variables take their moving averages.
   void finalize_variable_values(const std::vector<VariablePtr>& vars);
-  // The learning rate used by the next step: the schedule's value at iterations(), or the variable.
+  // The learning rate used by the next step: the schedule's value at the call counter (the "iteration"
+  // variable, as Keras's _iterations), or the variable.
   double learning_rate() const;
   // Sets the learning-rate variable (ReduceLROnPlateau, LearningRateScheduler); TypeError when the
   // learning rate is a schedule, as Keras (base_optimizer.py, learning_rate setter).

@@ -13,9 +13,13 @@ def _name(fn):
     return getattr(fn, "__name__", None) or getattr(fn, "name", None) or type(fn).__name__
 
 
-def _serialized(fn):
-    """How Keras 3's compile_config records a function."""
-    return {"module": "builtins", "class_name": "function", "config": _name(fn), "registered_name": "function"}
+def _serialized(obj):
+    """How Keras 3's compile_config records a function, or a Loss subclass (its class and config)."""
+    if is_function(obj):
+        return {"module": "builtins", "class_name": "function", "config": _name(obj), "registered_name": "function"}
+    config = obj.get_config() if hasattr(obj, "get_config") else {"name": _name(obj)}
+    return {"module": type(obj).__module__, "class_name": type(obj).__name__, "config": config,
+            "registered_name": type(obj).__name__}
 
 
 def _trace(fn, y_pred_shape, what):

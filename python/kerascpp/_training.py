@@ -86,6 +86,15 @@ def _split_metrics(entries):
     return ids, objs
 
 
+def _copy_metric(m):
+    """A fresh metric of the same class and config (functions and identifiers as they are)."""
+    if isinstance(m, metrics_module.Metric):
+        return metrics_module.Metric._wrap(_kerascpp.metric_get(_json.dumps(m._serialize())))
+    if isinstance(m, _kerascpp.Metric):
+        return _kerascpp.metric_get(_json.dumps({"class_name": m.class_name, "config": json.loads(m.get_config_json())}))
+    return m
+
+
 def _metrics_arg(metrics, names, shapes, what):
     """compile(metrics=...) as the engine takes it: (identifiers as JSON, objects for every output,
     objects by output name). Keras 3's forms: a list applies to the one output; with several outputs,
@@ -104,7 +113,8 @@ def _metrics_arg(metrics, names, shapes, what):
         if len(metrics) == 1 and isinstance(metrics[0], (list, tuple)):
             metrics = list(metrics[0])
         if len(names) > 1 and any(_functions.is_function(m) for m in metrics):
-            per = {n: metrics for n in names}  # each output its own trace
+            # Each output its own trace, and its own copy of the metric objects (the first the objects).
+            per = {n: metrics if i == 0 else [_copy_metric(m) for m in metrics] for i, n in enumerate(names)}
         else:
             ids, objs = _split_metrics([_functions.metric(m, shapes[0]) if _functions.is_function(m) else m
                                         for m in metrics])

@@ -11,8 +11,9 @@ namespace {
 void warn(const std::string& file, const std::string& what) { kerascpp::warn(file + ": " + what); }
 
 // A training config's metrics as compile() takes them, in their structure (a list, one list per output,
-// or a dict by output name): names stay names, Keras 2's MeanMetricWrapper configs become their
-// function's name, other objects stay as they are.
+// or a dict by output name): names and objects stay as they are, but a MeanMetricWrapper config that
+// kerascpp cannot build (Keras 2 names its function in ways Keras 3 does not) becomes its name, as
+// Keras 2 compiled it from.
 Json metric_identifiers(const Json& m) {
   if (m.is_array()) {
     Json out = Json::array();
@@ -26,9 +27,25 @@ Json metric_identifiers(const Json& m) {
     return out;
   }
   if (m.value("class_name", std::string()) == "MeanMetricWrapper" && m.contains("config") && m["config"].is_object() &&
-      m["config"].contains("name"))
-    return m["config"]["name"];
+      m["config"].contains("name")) {
+    try {
+      metrics::get(m);
+      return m;
+    } catch (const Error&) {
+      return m["config"]["name"];
+    }
+  }
   return m;
+}
+
+// Keras 3's compile_config reads a list with one entry per output as per output (compile_utils.
+// _build_metrics_set), where kerascpp's compile() applies a plain list to every output (Keras 2).
+Json per_output_if_keras3(const Json& metrics, const Model& model, bool keras3) {
+  const size_t outputs = model.output_shapes().size();
+  if (!keras3 || outputs < 2 || !metrics.is_array() || metrics.size() != outputs) return metrics;
+  Json out = Json::array();
+  for (const Json& e : metrics) out.push_back(e.is_array() || e.is_null() ? e : Json::array({e}));
+  return out;
 }
 
 // The loss entry of a training config as compile() takes it: names as they are, Keras 3
@@ -100,8 +117,9 @@ void compile_from_saved_config(Model& model, const std::string& file) {
     CompileOptions o;
     o.optimizer = optimizer;
     o.loss = loss_identifier(t.value("loss", Json()));
-    o.metrics = metric_identifiers(t.value("metrics", Json()));
-    o.weighted_metrics = metric_identifiers(t.value("weighted_metrics", Json()));
+    const bool keras3 = t.contains("optimizer");  // Keras 3's compile_config; Keras 2 has optimizer_config
+    o.metrics = per_output_if_keras3(metric_identifiers(t.value("metrics", Json())), model, keras3);
+    o.weighted_metrics = per_output_if_keras3(metric_identifiers(t.value("weighted_metrics", Json())), model, keras3);
     if (t.contains("loss_weights") && t["loss_weights"].is_array()) o.loss_weights = t["loss_weights"].get<std::vector<double>>();
     model.compile(o);
   } catch (const Error& e) {

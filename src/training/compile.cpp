@@ -52,8 +52,8 @@ std::vector<std::vector<Json>> ids_per_output(const Json& spec, const std::vecto
     }
     return out;
   }
-  const bool nested = spec.is_array() && std::any_of(spec.begin(), spec.end(), [](const Json& e) { return e.is_array(); }) &&
-                      std::all_of(spec.begin(), spec.end(), [](const Json& e) { return e.is_array() || e.is_null(); });
+  // A list holding lists is one entry per output (Keras 3's ['accuracy', ['mae', 'mse']] too).
+  const bool nested = spec.is_array() && std::any_of(spec.begin(), spec.end(), [](const Json& e) { return e.is_array(); });
   if (nested && outputs.size() > 1) {
     KCPP_CHECK(spec.size() == outputs.size(), ValueError, "For a model with multiple outputs, when providing the `",
                argument, "` argument as a list of lists, it should have as many entries as the model has outputs. "
@@ -143,29 +143,26 @@ void name_metrics(training::Compiled& c, const std::vector<std::string>& outputs
 }
 
 // compile_config's metrics entry: the identifiers as given, each object serialised in its place; per
-// output (a dict of identifiers, or objects for one output), a dict by output name.
+// output (a dict or a list of lists, or objects for one output), a dict by output name.
 Json metrics_config(const Json& ids, const MetricObjects& every, const OutputMetricObjects& by_output,
-                    const std::vector<std::string>& outputs) {
+                    const std::vector<std::string>& outputs, const std::string& model) {
   auto serialized = [](const metrics::MetricPtr& m) { return serialize("keras.metrics", m->class_name(), m->get_config()); };
   auto identity = [](const Json& id) { return id; };
-  if (!(ids.is_object() && !ids.contains("class_name")) && by_output.empty()) {
+  const bool per_output = (ids.is_object() && !ids.contains("class_name")) || !by_output.empty() ||
+                          (ids.is_array() && std::any_of(ids.begin(), ids.end(), [](const Json& e) { return e.is_array(); }));
+  if (!per_output) {
     if (!ids.is_array()) return every.empty() ? ids : Json(in_order<Json>({ids}, every, "metrics", identity, serialized));
     if (ids.empty() && every.empty()) return Json();
-    if (std::any_of(ids.begin(), ids.end(), [](const Json& e) { return e.is_array(); })) return ids;  // per output
     return Json(in_order<Json>(std::vector<Json>(ids.begin(), ids.end()), every, "metrics", identity, serialized));
   }
+  const auto given = ids_per_output(ids, outputs, model, "metrics");
   Json out = Json::object();
-  for (const std::string& name : outputs) {
-    std::vector<Json> given;
-    if (ids.is_object() && ids.contains(name)) {
-      const Json& e = ids[name];
-      if (e.is_array()) given.assign(e.begin(), e.end());
-      else if (!e.is_null()) given.push_back(e);
-    }
+  for (size_t i = 0; i < outputs.size(); ++i) {
     MetricObjects objects = every;
-    if (auto it = by_output.find(name); it != by_output.end()) objects.insert(objects.end(), it->second.begin(), it->second.end());
-    const std::vector<Json> entry = in_order<Json>(given, objects, "metrics", identity, serialized);
-    if (!entry.empty()) out[name] = entry;
+    if (auto it = by_output.find(outputs[i]); it != by_output.end())
+      objects.insert(objects.end(), it->second.begin(), it->second.end());
+    const std::vector<Json> entry = in_order<Json>(given[i], objects, "metrics", identity, serialized);
+    if (!entry.empty()) out[outputs[i]] = entry;
   }
   return out;
 }
@@ -240,9 +237,9 @@ void Model::compile(const CompileOptions& o) {
   } else {
     loss_cfg = o.loss;
   }
-  const Json metrics_cfg = metrics_config(o.metrics, o.metric_objects, o.output_metric_objects, output_names());
-  const Json weighted_cfg =
-      metrics_config(o.weighted_metrics, o.weighted_metric_objects, o.output_weighted_metric_objects, output_names());
+  const Json metrics_cfg = metrics_config(o.metrics, o.metric_objects, o.output_metric_objects, output_names(), name());
+  const Json weighted_cfg = metrics_config(o.weighted_metrics, o.weighted_metric_objects,
+                                           o.output_weighted_metric_objects, output_names(), name());
   c->config = Json{{"optimizer", serialize("keras.optimizers", c->optimizer->class_name(), c->optimizer->get_config())},
                    {"loss", loss_cfg},
                    {"loss_weights", o.loss_weights.empty() ? Json() : Json(o.loss_weights)},

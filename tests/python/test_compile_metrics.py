@@ -77,6 +77,8 @@ def cases(keras):
                                                keras.metrics.RecallAtPrecision(0.4, class_id=0)]),
         "python_loss": dict(model=two_outputs, loss={"out_a": soft_huber, "out_b": "sparse_categorical_crossentropy"},
                             metrics={"out_a": [worst_error]}, weighted_metrics=[worst_error, None], sample_weight=True),
+        "python_loss_rank_1_targets": dict(model=two_outputs, loss=[soft_huber, "sparse_categorical_crossentropy"],
+                                           metrics=[["mae"], []], flat_a=True),
         "python_loss_class": dict(model=one_output, loss=WeightedCrossentropy(name="wce"), one_hot=True,
                                   metrics=[worst_error, "categorical_accuracy"]),
     }
@@ -90,7 +92,8 @@ def run_all(keras):
         model.set_weights([rng.normal(scale=0.5, size=v.shape).astype("float32") for v in model.get_weights()])
         model.compile(optimizer=keras.optimizers.Adam(0.02), loss=c["loss"], metrics=c.get("metrics"),
                       weighted_metrics=c.get("weighted_metrics"))
-        y = [ya, yb] if len(model.outputs) == 2 else np.eye(3, dtype="float32")[yb] if c.get("one_hot") else yb
+        y = ([ya[:, 0] if c.get("flat_a") else ya, yb] if len(model.outputs) == 2
+             else np.eye(3, dtype="float32")[yb] if c.get("one_hot") else yb)
         kw = dict(batch_size=16, epochs=3, shuffle=False, verbose=0)
         if c.get("sample_weight"):
             kw["sample_weight"] = w
@@ -125,7 +128,7 @@ def runs():
 
 
 @pytest.mark.parametrize("name", ["dict", "list", "one_per_output", "single", "class_weight", "more_metrics",
-                                  "python_loss", "python_loss_class"])
+                                  "python_loss", "python_loss_rank_1_targets", "python_loss_class"])
 def test_metrics_and_weighted_metrics_match_real_keras(runs, name):
     ref, mine = runs[0][name], runs[1][name]
     assert sorted(mine["history"]) == sorted(ref["history"])
@@ -227,5 +230,55 @@ def test_python_loss_is_saved_by_name_and_labels_of_another_shape_are_a_clear_er
         m.fit(x, np.zeros((4,), "float32"), verbose=0)
     assert "'soft_huber' is a Python function traced for y_true and y_pred of shape (None, 3)" in str(e.value)
     assert "y_true has shape (4,)" in str(e.value)
+    # Keras calls a metric function on (n,) labels against (n, 1) predictions as they are, so numpy
+    # broadcasting makes (n, n) of them; a trace cannot follow that, and kerascpp says so.
+    r = keras.Model(m.inputs, keras.layers.Dense(1)(m.inputs[0]))
+    r.compile("sgd", "mse", metrics=[worst_error])
+    with pytest.raises(ValueError, match=r"Metric 'worst_error' is a Python function traced .* \(None, 1\)"):
+        r.fit(x, np.zeros((4,), "float32"), verbose=0)
     for a, b in zip(m.get_weights(), before):
         np.testing.assert_array_equal(a, b)
+
+
+def test_metric_objects_given_with_functions_are_not_shared_between_outputs():
+    scope = {}
+    exec(CASES, scope)
+    _, worst_error, _ = scope["python_functions"](keras)
+    m = model()
+    m.compile("sgd", "mse", metrics=[worst_error, keras.metrics.MeanAbsoluteError(name="m"), "mse"])
+    x = np.random.default_rng(0).normal(size=(8, 6)).astype("float32")
+    logs = m.evaluate(x, [np.zeros((8, 1), "float32"), np.ones((8, 3), "float32")], verbose=0, return_dict=True)
+    assert logs["out_a_m"] != logs["out_b_m"]  # each output its own MeanAbsoluteError
+    assert logs["out_a_m"] == pytest.approx(logs["out_a_mse"] ** 0.5, rel=1.0)  # a mean of |errors| of out_a
+
+
+KERAS_FILE = r"""
+import sys
+import numpy as np
+import keras
+inp = keras.Input((6,), name="x")
+h = keras.layers.Dense(8, activation="tanh", name="h")(inp)
+m = keras.Model(inp, [keras.layers.Dense(1, name="out_a")(h), keras.layers.Dense(3, activation="softmax", name="out_b")(h)])
+m.compile("adam", ["mse", "sparse_categorical_crossentropy"], metrics=["mae", "accuracy"],
+          weighted_metrics=[None, ["accuracy", "sparse_top_k_categorical_accuracy"]])
+rng = np.random.default_rng(3)
+x = rng.normal(size=(16, 6)).astype("float32")
+y = [rng.normal(size=(16, 1)).astype("float32"), rng.integers(0, 3, size=(16,))]
+m.fit(x, y, verbose=0)
+m.save(sys.argv[1])
+np.savez(sys.argv[2], x=x, ya=y[0], yb=y[1])
+print("KEYS" + ",".join(sorted(m.evaluate(x, y, verbose=0, return_dict=True))))
+"""
+
+
+def test_a_keras3_file_with_one_metric_list_entry_per_output_reloads_as_keras_reads_it(tmp_path):
+    env = dict(os.environ, KERAS_BACKEND="tensorflow", TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    path, data = str(tmp_path / "m.keras"), str(tmp_path / "d.npz")
+    r = subprocess.run([sys.executable, "-c", KERAS_FILE, path, data], capture_output=True, text=True, env=env)
+    line = [l for l in r.stdout.splitlines() if l.startswith("KEYS")]
+    if not line:
+        pytest.fail("real Keras did not run: " + r.stderr[-800:])
+    m = keras.models.load_model(path)
+    d = np.load(data)
+    logs = m.evaluate(d["x"], [d["ya"], d["yb"]], verbose=0, return_dict=True)
+    assert sorted(logs) == line[0][len("KEYS"):].split(",")  # out_a_mae, out_b_accuracy, ... not every metric on both

@@ -20,8 +20,8 @@ class FunctionMetric : public detail::MeanMetricWrapper {
  protected:
   detail::NdArray values(const Tensor& y_true, const Tensor& y_pred) const override {
     ops::NoRecord no_record;  // metrics are never differentiated
-    losses::check_traced_shapes(*function_, "Metric", name(), y_true, y_pred);
-    const Tensor t = y_true.dtype() == DType::float32 ? y_true : y_true.astype(DType::float32);
+    const Tensor aligned = losses::traced_y_true(*function_, "Metric", name(), y_true, y_pred);
+    const Tensor t = aligned.dtype() == DType::float32 ? aligned : aligned.astype(DType::float32);
     const Tensor p = y_pred.dtype() == DType::float32 ? y_pred : y_pred.astype(DType::float32);
     return detail::to_nd(function_->graph().call({t, p}, CallContext())[0], name(), "values");
   }

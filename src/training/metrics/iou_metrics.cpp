@@ -37,7 +37,9 @@ class IoUMetric : public Metric {
     };
     if (o.binary) {
       num_classes_ = 2;
-      threshold_ = get("threshold", 0.5).get<double>();
+      const Json t = get("threshold", 0.5);
+      KCPP_CHECK(t.is_number(), ValueError, o.cls, ": `threshold` must be a number. Received: threshold=", t.dump());
+      threshold_ = t.get<double>();
     } else {
       const Json n = get("num_classes", Json());
       KCPP_CHECK(n.is_number_integer() && n.get<int64_t>() > 0, ValueError, o.cls,
@@ -61,13 +63,21 @@ class IoUMetric : public Metric {
                ": `ignore_class` must be None or an integer. Received: ignore_class=", ignore.dump());
     has_ignore_ = ignore.is_number_integer();
     if (has_ignore_) ignore_class_ = ignore.get<int64_t>();
-    sparse_y_true_ = o.fixed_sparse_y_true ? false : get("sparse_y_true", true).get<bool>();
-    sparse_y_pred_ = get("sparse_y_pred", !o.fixed_sparse_y_true).get<bool>();
-    axis_ = get("axis", -1).get<int>();
+    auto flag = [&](const char* key, bool fallback) {
+      const Json v = get(key, fallback);
+      KCPP_CHECK(v.is_boolean(), ValueError, o.cls, ": `", key, "` must be a bool. Received: ", key, "=", v.dump());
+      return v.get<bool>();
+    };
+    sparse_y_true_ = o.fixed_sparse_y_true ? false : flag("sparse_y_true", true);
+    sparse_y_pred_ = flag("sparse_y_pred", !o.fixed_sparse_y_true);
+    const Json axis = get("axis", -1);
+    KCPP_CHECK(axis.is_number_integer(), ValueError, o.cls, ": `axis` must be an integer. Received: axis=", axis.dump());
+    axis_ = axis.get<int>();
     KCPP_CHECK(axis_ == -1 || (sparse_y_true_ && sparse_y_pred_), NotImplementedError, o.cls,
                ": kerascpp takes the argmax of one-hot values over the last axis only. Received: axis=", axis_);
     const Json dtype = get("dtype", Json());
-    integer_ = dtype.is_null() || (dtype.is_string() && dtype.get<std::string>().find("int") != std::string::npos);
+    KCPP_CHECK(dtype.is_null() || dtype.is_string(), ValueError, o.cls, ": unsupported dtype ", dtype.dump());
+    integer_ = dtype.is_null() || dtype.get<std::string>().find("int") != std::string::npos;
     KCPP_CHECK(integer_ || (dtype.is_string() && dtype.get<std::string>().starts_with("float")), ValueError, o.cls,
                ": unsupported dtype ", dtype.dump());
     dtype_ = dtype.is_null() || dtype.get<std::string>() == "int" ? "int64" : dtype.get<std::string>();

@@ -76,22 +76,24 @@ Optimizer::Optimizer(const Json& config, const std::string& default_name) : conf
              config_["clipnorm"].dump(), ", clipvalue=", config_["clipvalue"].dump(),
              ", global_clipnorm=", config_["global_clipnorm"].dump());
   weight_decay_ = config_["weight_decay"].is_null() ? 0.0 : detail::number(config_, "weight_decay");
+  // Keras tests these for truth: None, 0 and False are off; an integral float counts as its integer.
+  auto whole = [](const Json& v) { return v.is_number() && v.get<double>() == std::floor(v.get<double>()); };
   const Json& steps = config_["gradient_accumulation_steps"];
-  if (!steps.is_null() && !(steps.is_number_integer() && steps.get<int64_t>() == 0)) {
-    KCPP_CHECK(steps.is_number_integer() && steps.get<int64_t>() >= 2, ValueError,
+  if (!steps.is_null() && !(steps.is_number() && steps.get<double>() == 0)) {
+    KCPP_CHECK(whole(steps) && steps.get<double>() >= 2, ValueError,
                "`gradient_accumulation_steps` must be an integer >= 2. Received: gradient_accumulation_steps=",
                steps.dump());
-    accumulation_steps_ = steps.get<int64_t>();
+    accumulation_steps_ = static_cast<int64_t>(steps.get<double>());
   }
-  KCPP_CHECK(config_["use_ema"].is_boolean(), ValueError, "`use_ema` must be a bool. Received: use_ema=",
-             config_["use_ema"].dump());
-  use_ema_ = config_["use_ema"].get<bool>();
+  const Json& ema = config_["use_ema"];
+  KCPP_CHECK(ema.is_null() || ema.is_boolean(), ValueError, "`use_ema` must be a bool. Received: use_ema=", ema.dump());
+  use_ema_ = ema.is_boolean() && ema.get<bool>();
   if (use_ema_) {
     ema_momentum_ = detail::number(config_, "ema_momentum");
     KCPP_CHECK(ema_momentum_ >= 0 && ema_momentum_ <= 1, ValueError,
                "`ema_momentum` must be in the range [0, 1]. Received: ema_momentum=", config_["ema_momentum"].dump());
     const Json& every = config_["ema_overwrite_frequency"];
-    if (!every.is_null() && !(every.is_number_integer() && every.get<int64_t>() == 0)) {
+    if (!every.is_null() && !(every.is_number() && every.get<double>() == 0)) {
       KCPP_CHECK(every.is_number_integer() && every.get<int64_t>() >= 1, ValueError,
                  "`ema_overwrite_frequency` must be an integer >= 1 or None. Received: ema_overwrite_frequency=",
                  every.dump());
@@ -320,11 +322,17 @@ void Optimizer::apply_gradients(const std::vector<Tensor>& grads, const std::vec
       Variable& acc = *accumulators_[index[which[k]]];
       float* a = acc.value().data<float>();
       for (size_t e = 0; e < g[k].size(); ++e) {
-        if (update) g[k][e] = (g[k][e] + a[e]) / n, a[e] = 0.f;
+        if (update) g[k][e] = (g[k][e] + a[e]) / n;
         else a[e] += g[k][e];
       }
       acc.mark_updated();
     }
+    if (update)  // _backend_reset_gradient_accumulators: all of them, those without a gradient too
+      for (const VariablePtr& acc : accumulators_) {
+        float* a = acc->value().data<float>();
+        std::fill_n(a, acc->value().size(), 0.f);
+        acc->mark_updated();
+      }
     if (!update) {
       finish_step();
       return;
