@@ -28,17 +28,26 @@ namespace kerascpp {
 class Model;
 
 // Keras's logs dict: numbers by name, in insertion order ("loss", the metrics, then "val_loss"...).
+// A metric whose result is an array (Precision with several thresholds, F1Score(average=None)) sets an
+// array: items() shows its mean (what Keras's progress bar prints), array() its values, and get() / at()
+// refuse it by name (a callback can monitor a number only; Keras fails there too).
 class Logs {
  public:
   void set(const std::string& key, double value);
+  void set_array(const std::string& key, std::vector<double> values);
   bool contains(const std::string& key) const;
   std::optional<double> get(const std::string& key) const;
   double at(const std::string& key) const;  // KeyError-like ValueError listing the keys
+  const std::vector<double>* array(const std::string& key) const;  // nullptr: a number, or absent
   const std::vector<std::pair<std::string, double>>& items() const { return items_; }
   bool empty() const { return items_.empty(); }
+  // Every entry of `other`, arrays as arrays, under prefix + its key ("val_").
+  void set_all(const Logs& other, const std::string& prefix = "");
+  void sort_keys();  // Keras hands callbacks their logs sorted by key (callback_list.py)
 
  private:
   std::vector<std::pair<std::string, double>> items_;
+  std::map<std::string, std::vector<double>> arrays_;
 };
 
 namespace callbacks {
@@ -83,6 +92,8 @@ class History : public Callback {
  public:
   std::vector<int> epoch;
   std::map<std::string, std::vector<double>> history;
+  // The logs that are arrays (see Logs), one array per epoch; their keys are not in `history`.
+  std::map<std::string, std::vector<std::vector<double>>> array_history;
   void on_train_begin(Logs& logs) override;
   void on_epoch_end(int epoch, Logs& logs) override;
 };

@@ -1,5 +1,6 @@
 // Metrics: the keras.metrics classes. A metric accumulates over batches (update_state) and reports
-// one number (result); fit and evaluate reset it every epoch. Metrics are never differentiated.
+// one number (result), or an array (result_array); fit and evaluate reset it every epoch. Metrics are
+// never differentiated.
 //
 //   metrics::MetricPtr acc = metrics::get("accuracy", {-1, 10}, "categorical_crossentropy");
 //   acc->update_state(y_true, y_pred);
@@ -34,8 +35,15 @@ class Metric {
   // y_true of any dtype; sample_weight undefined or broadcastable to the per-sample values.
   virtual void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) = 0;
   virtual double result() const = 0;
+  // A metric whose result is an array (Precision / Recall / TruePositives... with several thresholds,
+  // F1Score / FBetaScore with average=None) reports it by result_array(); its result() is a ValueError.
+  virtual bool array_result() const { return false; }
+  virtual std::vector<double> result_array() const { return {result()}; }
   virtual void reset_state() = 0;
   virtual Json get_config() const;
+  // How compile_config records the metric: {"module": "keras.metrics", "class_name", "config",
+  // "registered_name"}; a metric written in Python gives its own module and class.
+  virtual Json serialize() const;
 
  protected:
   Json config_;

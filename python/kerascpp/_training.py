@@ -88,6 +88,8 @@ def _split_metrics(entries):
 
 def _copy_metric(m):
     """A fresh metric of the same class and config (functions and identifiers as they are)."""
+    if isinstance(m, metrics_module.Metric) and metrics_module._runs_in_python(m):
+        return type(m).from_config(m.get_config())  # as Keras copies a metric given for every output
     if isinstance(m, metrics_module.Metric):
         return metrics_module.Metric._wrap(_kerascpp.metric_get(_json.dumps(m._serialize())))
     if isinstance(m, _kerascpp.Metric):
@@ -112,7 +114,8 @@ def _metrics_arg(metrics, names, shapes, what):
         metrics = list(metrics)
         if len(metrics) == 1 and isinstance(metrics[0], (list, tuple)):
             metrics = list(metrics[0])
-        if len(names) > 1 and any(_functions.is_function(m) for m in metrics):
+        if len(names) > 1 and any(_functions.is_function(m) or isinstance(m, metrics_module.Metric) and
+                                  metrics_module._runs_in_python(m) for m in metrics):
             # Each output its own trace, and its own copy of the metric objects (the first the objects).
             per = {n: metrics if i == 0 else [_copy_metric(m) for m in metrics] for i, n in enumerate(names)}
         else:
@@ -226,7 +229,7 @@ class TrainingMixin:
         return [callbacks_module._for_engine(cb) for cb in cbs]
 
     def _result(self, logs, return_dict):
-        logs = {k: float(v) for k, v in logs.items()}
+        logs = {k: v if isinstance(v, np.ndarray) else float(v) for k, v in logs.items()}  # arrays: np.float32
         self._last_logs = logs
         if return_dict:
             return logs
@@ -292,7 +295,7 @@ class TrainingMixin:
         history.set_model(self)
         history.set_params(native.params)
         history.epoch = list(native.epoch)
-        history.history = {k: list(v) for k, v in native.history.items()}
+        history.history = {k: list(v) for k, v in sorted(native.history.items())}  # logs' (sorted) order
         self.history = history
         self._last_logs = {k: v[-1] for k, v in history.history.items() if not k.startswith("val_")} or None
         return history

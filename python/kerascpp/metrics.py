@@ -1,6 +1,8 @@
 """keras.metrics over kerascpp's metrics: update_state / result / reset_state, and for
 model.compile(metrics=[...]) as objects or by name ("accuracy", "mae", "AUC"...)."""
 import json
+import operator
+import re
 
 import numpy as np
 
@@ -8,17 +10,23 @@ from . import _json, _kerascpp
 
 
 class Metric:
-    """A Keras metric run by the engine. Python subclasses with their own update_state are not
-    supported by compile()."""
+    """A Keras metric. The built-in classes run in the engine; a subclass written in Python (its own
+    update_state and result, with keras.ops and add_variable, as Keras's guides write them) runs in
+    Python, called by fit and evaluate once per batch with numpy arrays, as Keras runs it eagerly."""
 
     _args = ("name", "dtype")
 
     def __init__(self, *args, **kwargs):
-        config = _json.kwargs_of(self._args, args, kwargs, type(self).__name__)
-        if type(self).__name__ not in _CLASS_NAMES:
-            raise NotImplementedError(f"kerascpp runs its own metrics only ({', '.join(sorted(_CLASS_NAMES))}). "
-                                      f"Received: {type(self).__name__}")
-        self._native = _kerascpp.metric_get(_json.dumps({"class_name": type(self).__name__, "config": config}))
+        native = _native_base(type(self))
+        if native is None:  # a subclass of Metric itself: Keras's Metric(name=None, dtype=None)
+            config = _json.kwargs_of(("name", "dtype"), args, kwargs, type(self).__name__)
+            self._native = None
+            self._name = config.get("name") or _snake_case(type(self).__name__)
+            self._dtype = config.get("dtype") or "float32"
+            self._variables = []
+            return
+        config = _json.kwargs_of(native._args, args, kwargs, type(self).__name__)
+        self._native = _kerascpp.metric_get(_json.dumps({"class_name": native.__name__, "config": config}))
 
     @classmethod
     def _wrap(cls, native):
@@ -28,15 +36,45 @@ class Metric:
 
     @property
     def name(self):
-        return self._native.name
+        return self._name if self._native is None else self._native.name
+
+    @property
+    def dtype(self):
+        return self._dtype if self._native is None else self.get_config().get("dtype", "float32")
+
+    @property
+    def variables(self):
+        return list(self._variables) if self._native is None else []
+
+    def add_variable(self, shape=(), initializer="zeros", dtype=None, aggregation="sum", name=None):
+        """A state variable of a metric written in Python (assign / assign_add / assign_sub)."""
+        if self._native is not None:
+            raise ValueError(f"{type(self).__name__} is run by the engine: its state is not Python variables")
+        v = _MetricVariable(shape, initializer, dtype or self._dtype, name or f"variable_{len(self._variables)}",
+                            type(self).__name__)
+        self._variables.append(v)
+        return v
+
+    def add_weight(self, name=None, shape=(), aggregation="sum", initializer="zeros", dtype=None):
+        """Keras 2's name for add_variable."""
+        return self.add_variable(shape, initializer, dtype, aggregation, name)
 
     def update_state(self, y_true, y_pred, sample_weight=None):
+        if self._native is None:
+            raise NotImplementedError(f"{type(self).__name__} must implement update_state()")
         self._native.update_state(y_true, y_pred, sample_weight)
 
     def result(self):
-        return np.float32(self._native.result())
+        if self._native is None:
+            raise NotImplementedError(f"{type(self).__name__} must implement result()")
+        r = self._native.result()
+        return r if isinstance(r, np.ndarray) else np.float32(r)  # an array: several thresholds, per class
 
     def reset_state(self):
+        if self._native is None:  # Keras's Metric.reset_state: every variable back to zeros
+            for v in self._variables:
+                v.assign(np.zeros(v.shape, v.dtype))
+            return
         self._native.reset_state()
 
     reset_states = reset_state  # Keras 2 name
@@ -46,6 +84,8 @@ class Metric:
         return self.result()
 
     def get_config(self):
+        if self._native is None:
+            return {"name": self.name, "dtype": self._dtype}
         return json.loads(self._native.get_config_json())
 
     @classmethod
@@ -53,6 +93,9 @@ class Metric:
         return cls(**config)
 
     def _serialize(self):
+        if _runs_in_python(self):  # as Keras records a user's class: its module and name
+            return {"module": type(self).__module__, "class_name": type(self).__name__, "config": self.get_config(),
+                    "registered_name": type(self).__name__}
         return {"module": "keras.metrics", "class_name": type(self).__name__, "config": self.get_config(),
                 "registered_name": None}
 
@@ -64,6 +107,83 @@ class Metric:
 _CLASSES = _json.classes_of(Metric, _kerascpp.metric_classes(), __name__)
 globals().update(_CLASSES)
 _CLASS_NAMES = frozenset(_CLASSES)
+_NATIVE = frozenset(_CLASSES.values())
+
+
+def _native_base(cls):
+    """The engine's class a Metric class is (or derives from); None for a subclass of Metric itself."""
+    return next((c for c in cls.__mro__ if c in _NATIVE), None)
+
+
+def _runs_in_python(metric):
+    """A metric whose update_state or result is written in Python (fit calls it per batch)."""
+    own = [c for c in type(metric).__mro__ if c is not Metric and c not in _NATIVE and c is not object]
+    return any("update_state" in vars(c) or "result" in vars(c) for c in own)
+
+
+def _snake_case(name):
+    """Keras's auto name of a metric class: CategoricalTruePositives -> categorical_true_positives."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+class _MetricVariable:
+    """A metric's state variable: a numpy array that keras.ops and numpy read, changed by assign,
+    assign_add and assign_sub."""
+
+    __array_priority__ = 100
+
+    def __init__(self, shape, initializer, dtype, name, owner):
+        shape = tuple(shape) if isinstance(shape, (list, tuple)) else (() if shape is None else (int(shape),))
+        if isinstance(initializer, str) and initializer.lower() in ("zeros", "ones"):
+            value = (np.zeros if initializer.lower() == "zeros" else np.ones)(shape, dtype)
+        elif isinstance(initializer, (int, float)):
+            value = np.full(shape, initializer, dtype)
+        elif callable(initializer):
+            value = np.asarray(initializer(shape, dtype=dtype), dtype)
+        else:
+            raise ValueError(f"{owner}.add_variable: unknown initializer {initializer!r} for variable '{name}' "
+                             "(use 'zeros', 'ones', a number or a callable of (shape, dtype))")
+        self.name, self.path = name, f"{owner}/{name}"
+        self._value = value
+
+    shape = property(lambda self: self._value.shape)
+    dtype = property(lambda self: self._value.dtype.name)
+    value = property(lambda self: self._value)
+
+    def numpy(self):
+        return self._value.copy()
+
+    def assign(self, value):
+        v = np.asarray(value, self._value.dtype)
+        if v.shape != self._value.shape and v.size != 1:
+            raise ValueError(f"The shape of the target variable '{self.path}' {self._value.shape} and the shape of "
+                             f"the value {v.shape} are not compatible")
+        self._value = np.broadcast_to(v, self._value.shape).copy()
+        return self
+
+    def assign_add(self, value):
+        return self.assign(self._value + np.asarray(value, self._value.dtype))
+
+    def assign_sub(self, value):
+        return self.assign(self._value - np.asarray(value, self._value.dtype))
+
+    def __array__(self, dtype=None, copy=None):
+        return self._value if dtype is None else self._value.astype(dtype)
+
+    def __float__(self):
+        return float(self._value)
+
+    def __repr__(self):
+        return f"<Variable path={self.path}, shape={self.shape}, dtype={self.dtype}, value={self._value}>"
+
+
+for _op in ("add", "sub", "mul", "truediv", "pow", "matmul", "lt", "le", "gt", "ge", "eq", "ne"):
+    _f = getattr(operator, _op)
+    setattr(_MetricVariable, f"__{_op}__", lambda self, other, _f=_f: _f(self._value, np.asarray(other)))
+    if _op not in ("lt", "le", "gt", "ge", "eq", "ne"):
+        setattr(_MetricVariable, f"__r{_op}__", lambda self, other, _f=_f: _f(np.asarray(other), self._value))
+_MetricVariable.__neg__ = lambda self: -self._value
+_MetricVariable.__getitem__ = lambda self, key: self._value[key]
 
 
 def _values_update_state(self, values, sample_weight=None):
@@ -116,6 +236,8 @@ def _compile_form(metric):
     """What model.compile sends for one metric: ("id", json identifier) or ("obj", native metric)."""
     if isinstance(metric, str) or isinstance(metric, dict) and "class_name" in metric:
         return "id", metric
+    if isinstance(metric, Metric) and _runs_in_python(metric):
+        return "obj", _kerascpp.metric_from_python(metric, metric.name, _json.dumps(metric._serialize()))
     if isinstance(metric, Metric):
         return "obj", metric._native
     if isinstance(metric, _kerascpp.Metric):  # a traced Python metric function (kerascpp._functions)

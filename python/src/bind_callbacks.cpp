@@ -14,9 +14,20 @@ namespace kcpy {
 using callbacks::Callback;
 using callbacks::CallbackPtr;
 
+nb::object float32_array(const std::vector<double>& values) {
+  std::vector<float> f(values.begin(), values.end());
+  return to_numpy(Tensor::from_vector({static_cast<int64_t>(f.size())}, f));
+}
+
 nb::dict logs_to_py(const Logs& logs) {
   nb::dict d;
-  for (const auto& [k, v] : logs.items()) d[k.c_str()] = v;
+  for (const auto& [k, v] : logs.items()) {
+    if (const std::vector<double>* a = logs.array(k)) {
+      d[k.c_str()] = float32_array(*a);
+    } else {
+      d[k.c_str()] = v;
+    }
+  }
   return d;
 }
 
@@ -24,6 +35,8 @@ void logs_from_py(nb::handle d, Logs& logs) {
   if (d.is_none()) return;
   for (auto [k, v] : nb::borrow<nb::dict>(d)) {
     if (!nb::isinstance<nb::str>(k) || nb::isinstance<nb::str>(v) || v.is_none()) continue;
+    if (logs.array(nb::cast<std::string>(k)) != nullptr) continue;  // array logs are the engine's to set
+    if (nb::hasattr(v, "ndim") && nb::cast<int>(v.attr("ndim")) > 0) continue;  // an array set in Python
     double x = PyFloat_AsDouble(v.ptr());  // floats, ints, numpy scalars and 0-d arrays
     if (x == -1.0 && PyErr_Occurred()) {
       PyErr_Clear();  // not a number: Keras logs may hold anything, fit's logs hold numbers
@@ -206,6 +219,11 @@ void bind_callbacks(nb::module_& m) {
       .def_prop_ro("history", [](const History& h) {
         nb::dict d;
         for (const auto& [k, v] : h.history) d[k.c_str()] = nb::cast(v);
+        for (const auto& [k, epochs] : h.array_history) {
+          nb::list per_epoch;
+          for (const auto& a : epochs) per_epoch.append(float32_array(a));
+          d[k.c_str()] = per_epoch;
+        }
         return d;
       });
 

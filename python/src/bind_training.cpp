@@ -173,6 +173,64 @@ void bind_losses(nb::module_& m) {
   });
 }
 
+// A keras.metrics.Metric subclass written in Python (its own update_state and result, with keras.ops
+// and add_variable): the engine calls it with the GIL on numpy arrays once per batch, as Keras runs a
+// metric outside the gradient. Its errors surface with the metric's class named.
+class PyMetric final : public Metric {
+ public:
+  PyMetric(nb::handle obj, const std::string& name, const std::string& serialized)
+      : Metric(Json{{"name", name}}, name), obj_(obj), serialized_(parse(serialized, "metric")) {
+    config_ = serialized_.value("config", Json::object());
+  }
+  std::string class_name() const override { return serialized_.value("class_name", "Metric"); }
+  void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) override {
+    nb::gil_scoped_acquire gil;
+    call("update_state", [&] {
+      obj_.get().attr("update_state")(to_numpy(y_true, true), to_numpy(y_pred, true),
+                                      sample_weight.defined() ? to_numpy(sample_weight, true) : nb::none());
+    });
+  }
+  bool array_result() const override { return values().second; }
+  std::vector<double> result_array() const override { return values().first; }
+  double result() const override {
+    auto [v, array] = values();
+    KCPP_CHECK(!array && v.size() == 1, ValueError, "Metric ", class_name(), " '", name(), "': result() gave ",
+               v.size(), " values where a number was expected.");
+    return v[0];
+  }
+  void reset_state() override {
+    nb::gil_scoped_acquire gil;
+    call("reset_state", [&] { obj_.get().attr("reset_state")(); });
+  }
+  Json get_config() const override { return config_; }
+  Json serialize() const override { return serialized_; }
+
+ private:
+  template <typename F>
+  void call(const char* method, F&& f) const {
+    try {
+      f();
+    } catch (const nb::python_error& e) {
+      rethrow_python(e, std::string("In ") + method + " of metric " + class_name() + " '" + name() + "'");
+    }
+  }
+  // result() as float64 values, and whether it is an array (ndim > 0).
+  std::pair<std::vector<double>, bool> values() const {
+    nb::gil_scoped_acquire gil;
+    std::pair<std::vector<double>, bool> out;
+    call("result", [&] {
+      nb::module_ np = nb::module_::import_("numpy");
+      nb::object r = np.attr("asarray")(obj_.get().attr("result")(), "float64");
+      out.second = nb::cast<int>(r.attr("ndim")) > 0;
+      for (nb::handle v : r.attr("ravel")()) out.first.push_back(nb::cast<double>(v));
+    });
+    return out;
+  }
+
+  PyRef obj_;
+  Json serialized_;
+};
+
 void bind_metrics(nb::module_& m) {
   nb::class_<Metric>(m, "Metric")
       .def_prop_ro("class_name", &Metric::class_name)
@@ -180,7 +238,10 @@ void bind_metrics(nb::module_& m) {
       .def("update_state", [](Metric& self, nb::handle y_true, nb::handle y_pred, nb::handle sample_weight) {
         self.update_state(from_object(y_true), optional_tensor(y_pred), optional_tensor(sample_weight));
       }, nb::arg("y_true"), nb::arg("y_pred").none(), nb::arg("sample_weight").none() = nb::none())
-      .def("result", &Metric::result)
+      .def("result", [](const Metric& self) -> nb::object {
+        if (self.array_result()) return float32_array(self.result_array());
+        return nb::float_(self.result());
+      })
       .def("reset_state", &Metric::reset_state)
       .def("get_config_json", [](const Metric& self) { return self.get_config().dump(); });
   m.def("metric_get", [](const std::string& identifier, nb::handle y_pred_shape, const std::string& loss_name) {
@@ -188,6 +249,9 @@ void bind_metrics(nb::module_& m) {
     return metrics::get(parse(identifier, "metric"), shape, loss_name);
   }, nb::arg("identifier"), nb::arg("y_pred_shape").none() = nb::none(), nb::arg("loss_name") = "");
   m.def("metric_classes", [] { return class_list(metrics::metric_classes()); });
+  m.def("metric_from_python", [](nb::handle metric, const std::string& name, const std::string& serialized) -> MetricPtr {
+    return std::make_shared<PyMetric>(metric, name, serialized);
+  }, nb::arg("metric"), nb::arg("name"), nb::arg("serialized"));
   m.def("metric_from_function", [](const Model& function, const std::string& name, const std::string& serialized) {
     return metrics::from_function(std::make_shared<const Model>(function), name, parse(serialized, "metric"));
   });

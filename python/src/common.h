@@ -39,6 +39,8 @@ void bind_callbacks(nb::module_& m);
 // Keras's logs dict from kerascpp's Logs (GIL held), and back: the numbers in `d` are set into
 // `logs` (keys a callback added or changed; other values are skipped).
 nb::dict logs_to_py(const Logs& logs);
+// An array log or metric result as Keras gives one: a float32 numpy array.
+nb::object float32_array(const std::vector<double>& values);
 void logs_from_py(nb::handle d, Logs& logs);
 // Re-raises the Python exception in flight as the matching kerascpp error (GIL held), so that it
 // crosses the C++ engine and comes back to Python as the same exception type, with its message.

@@ -146,7 +146,7 @@ void name_metrics(training::Compiled& c, const std::vector<std::string>& outputs
 // output (a dict or a list of lists, or objects for one output), a dict by output name.
 Json metrics_config(const Json& ids, const MetricObjects& every, const OutputMetricObjects& by_output,
                     const std::vector<std::string>& outputs, const std::string& model) {
-  auto serialized = [](const metrics::MetricPtr& m) { return serialize("keras.metrics", m->class_name(), m->get_config()); };
+  auto serialized = [](const metrics::MetricPtr& m) { return m->serialize(); };
   auto identity = [](const Json& id) { return id; };
   const bool per_output = (ids.is_object() && !ids.contains("class_name")) || !by_output.empty() ||
                           (ids.is_array() && std::any_of(ids.begin(), ids.end(), [](const Json& e) { return e.is_array(); }));

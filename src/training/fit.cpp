@@ -108,10 +108,8 @@ CallbackList make_callbacks(Model& m, const std::vector<callbacks::CallbackPtr>&
 
 // Keras hands callbacks their logs sorted by key (keras/src/callbacks/callback_list.py).
 Logs sorted(const Logs& logs) {
-  auto items = logs.items();
-  std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  Logs out;
-  for (const auto& [k, v] : items) out.set(k, v);
+  Logs out = logs;
+  out.sort_keys();
   return out;
 }
 
@@ -267,7 +265,7 @@ std::shared_ptr<callbacks::History> run_fit(Model& m, Compiled& c, Feed& train, 
     epoch_logs = training::results(c);
     if (val && !m.stop_training && validates_after(o, epoch)) {
       Logs v = run_evaluation(m, c, *val, cbs);
-      for (const auto& [k, x] : v.items()) epoch_logs.set("val_" + k, x);
+      epoch_logs.set_all(v, "val_");
     }
     epoch_logs = sorted(epoch_logs);
     cbs.each([&](callbacks::Callback& cb) { cb.on_epoch_end(epoch, epoch_logs); });

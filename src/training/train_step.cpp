@@ -103,7 +103,13 @@ Logs results(const Compiled& c, const std::string& prefix) {
   for (bool weighted : {false, true})  // Keras's CompileMetrics.result(): the metrics, then the weighted ones
     for (const auto& per_output : c.metrics)
       for (const auto& m : per_output)
-        if (m.weighted == weighted) logs.set(prefix + m.log_name, m.metric->result());
+        if (m.weighted != weighted) {
+          continue;
+        } else if (m.metric->array_result()) {
+          logs.set_array(prefix + m.log_name, m.metric->result_array());
+        } else {
+          logs.set(prefix + m.log_name, m.metric->result());
+        }
   return logs;
 }
 

@@ -52,10 +52,45 @@ def python_functions(keras):
             p = keras.ops.clip(y_pred, 1e-7, 1.0 - 1e-7)
             return -keras.ops.sum(y_true * keras.ops.log(p) * keras.ops.convert_to_tensor([1.0, 2.0, 0.5]), axis=-1)
 
-    return soft_huber, worst_error, WeightedCrossentropy
+    # Metric subclasses with their own state, update_state and result (the first from Keras's guide);
+    # the second keeps an array, uses the default reset_state and reports one value per class.
+    class CategoricalTruePositives(keras.metrics.Metric):
+        def __init__(self, name="categorical_true_positives", **kwargs):
+            super().__init__(name=name, **kwargs)
+            self.true_positives = self.add_variable(shape=(), name="ctp", initializer="zeros")
+
+        def update_state(self, y_true, y_pred, sample_weight=None):
+            y_pred = keras.ops.reshape(keras.ops.argmax(y_pred, axis=1), (-1, 1))
+            values = keras.ops.cast(keras.ops.reshape(y_true, (-1, 1)), "int32") == keras.ops.cast(y_pred, "int32")
+            values = keras.ops.cast(values, "float32")
+            if sample_weight is not None:
+                values = keras.ops.multiply(values, keras.ops.reshape(keras.ops.cast(sample_weight, "float32"), (-1, 1)))
+            self.true_positives.assign_add(keras.ops.sum(values))
+
+        def result(self):
+            return self.true_positives
+
+        def reset_state(self):
+            self.true_positives.assign(0.0)
+
+    class MeanDistanceFromUniform(keras.metrics.Metric):
+        def __init__(self, name=None, dtype=None):
+            super().__init__(name=name, dtype=dtype)
+            self.total = self.add_variable(shape=(3,), initializer="zeros", name="total")
+            self.count = self.add_variable(shape=(), initializer="zeros", name="count")
+
+        def update_state(self, y_true, y_pred, sample_weight=None):
+            self.total.assign_add(keras.ops.sum(keras.ops.abs(y_pred - 1.0 / 3.0), axis=0))
+            self.count.assign_add(keras.ops.cast(keras.ops.shape(y_pred)[0], "float32"))
+
+        def result(self):
+            return self.total / self.count
+
+    return soft_huber, worst_error, WeightedCrossentropy, CategoricalTruePositives, MeanDistanceFromUniform
 
 def cases(keras):
-    soft_huber, worst_error, WeightedCrossentropy = python_functions(keras)
+    soft_huber, worst_error, WeightedCrossentropy, CategoricalTruePositives, MeanDistanceFromUniform = \
+        python_functions(keras)
     return {
         "dict": dict(model=two_outputs, loss={"out_a": "mse", "out_b": "sparse_categorical_crossentropy"},
                      metrics={"out_a": ["mae"], "out_b": ["accuracy", keras.metrics.SparseTopKCategoricalAccuracy(k=2)]},
@@ -81,6 +116,11 @@ def cases(keras):
                                            metrics=[["mae"], []], flat_a=True),
         "python_loss_class": dict(model=one_output, loss=WeightedCrossentropy(name="wce"), one_hot=True,
                                   metrics=[worst_error, "categorical_accuracy"]),
+        "python_metric_class": dict(model=one_output, loss="sparse_categorical_crossentropy", sample_weight=True,
+                                    metrics=[CategoricalTruePositives(), MeanDistanceFromUniform(), "accuracy"],
+                                    weighted_metrics=[CategoricalTruePositives(name="wctp")]),
+        "python_metric_class_per_output": dict(model=two_outputs, loss=["mse", "sparse_categorical_crossentropy"],
+                                               metrics={"out_b": [CategoricalTruePositives(), MeanDistanceFromUniform("mdu")]}),
     }
 
 def run_all(keras):
@@ -101,9 +141,10 @@ def run_all(keras):
             kw["class_weight"] = c["class_weight"]
         h = model.fit(x, y, **kw)
         ev_kw = {"sample_weight": w} if c.get("sample_weight") else {}
-        out[name] = {"history": {k: [float(v) for v in vs] for k, vs in h.history.items()},
-                     "evaluate": [float(v) for v in model.evaluate(x, y, batch_size=16, verbose=0, **ev_kw)],
-                     "evaluate_dict": {k: float(v) for k, v in model.evaluate(
+        plain = lambda v: np.asarray(v, dtype="float64").tolist()  # a number, or an array as a list
+        out[name] = {"history": {k: [plain(v) for v in vs] for k, vs in h.history.items()},
+                     "evaluate": [plain(v) for v in model.evaluate(x, y, batch_size=16, verbose=0, **ev_kw)],
+                     "evaluate_dict": {k: plain(v) for k, v in model.evaluate(
                          x, y, batch_size=16, verbose=0, return_dict=True, **ev_kw).items()}}
     return out
 """
@@ -128,7 +169,8 @@ def runs():
 
 
 @pytest.mark.parametrize("name", ["dict", "list", "one_per_output", "single", "class_weight", "more_metrics",
-                                  "python_loss", "python_loss_rank_1_targets", "python_loss_class"])
+                                  "python_loss", "python_loss_rank_1_targets", "python_loss_class",
+                                  "python_metric_class", "python_metric_class_per_output"])
 def test_metrics_and_weighted_metrics_match_real_keras(runs, name):
     ref, mine = runs[0][name], runs[1][name]
     assert sorted(mine["history"]) == sorted(ref["history"])
@@ -137,7 +179,10 @@ def test_metrics_and_weighted_metrics_match_real_keras(runs, name):
     assert sorted(mine["evaluate_dict"]) == sorted(ref["evaluate_dict"])
     for key, value in ref["evaluate_dict"].items():
         np.testing.assert_allclose(mine["evaluate_dict"][key], value, rtol=1e-4, atol=1e-6, err_msg=key)
-    np.testing.assert_allclose(mine["evaluate"], ref["evaluate"], rtol=1e-4, atol=1e-6)  # Keras's order
+    assert len(mine["evaluate"]) == len(ref["evaluate"])
+    for a, b in zip(mine["evaluate"], ref["evaluate"]):  # Keras's order
+        assert np.shape(a) == np.shape(b)
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
 
 
 def model():
@@ -202,8 +247,6 @@ def test_mean_metric_wrapper_takes_keras_functions_and_refuses_python_ones_by_na
         return y_pred
     with pytest.raises(NotImplementedError, match="Python function mine"):
         keras.metrics.MeanMetricWrapper(mine)
-    with pytest.raises(NotImplementedError, match=r"F1Score\(average=None\) reports one score per class"):
-        keras.metrics.F1Score()
 
 
 def test_python_losses_that_cannot_be_traced_are_refused_by_name():
@@ -219,7 +262,7 @@ def test_python_losses_that_cannot_be_traced_are_refused_by_name():
 def test_python_loss_is_saved_by_name_and_labels_of_another_shape_are_a_clear_error():
     scope = {}
     exec(CASES, scope)
-    soft_huber, worst_error, _ = scope["python_functions"](keras)
+    soft_huber, worst_error = scope["python_functions"](keras)[:2]
     m = scope["one_output"](keras)
     m.compile("sgd", soft_huber, metrics=[worst_error])
     assert m.get_compile_config()["loss"]["config"] == "soft_huber"
@@ -243,7 +286,7 @@ def test_python_loss_is_saved_by_name_and_labels_of_another_shape_are_a_clear_er
 def test_metric_objects_given_with_functions_are_not_shared_between_outputs():
     scope = {}
     exec(CASES, scope)
-    _, worst_error, _ = scope["python_functions"](keras)
+    worst_error = scope["python_functions"](keras)[1]
     m = model()
     m.compile("sgd", "mse", metrics=[worst_error, keras.metrics.MeanAbsoluteError(name="m"), "mse"])
     x = np.random.default_rng(0).normal(size=(8, 6)).astype("float32")
@@ -282,3 +325,46 @@ def test_a_keras3_file_with_one_metric_list_entry_per_output_reloads_as_keras_re
     d = np.load(data)
     logs = m.evaluate(d["x"], [d["ya"], d["yb"]], verbose=0, return_dict=True)
     assert sorted(logs) == line[0][len("KEYS"):].split(",")  # out_a_mae, out_b_accuracy, ... not every metric on both
+
+
+def test_a_python_metric_class_runs_standalone_saves_its_class_and_names_itself_in_errors(tmp_path):
+    scope = {}
+    exec(CASES, scope)
+    ctp_class, mdu_class = scope["python_functions"](keras)[3:]
+    m = mdu_class()
+    assert m.name == "mean_distance_from_uniform" and [v.shape for v in m.variables] == [(3,), ()]
+    m.update_state(None, np.array([[1.0, 0.0, 0.0], [0.0, 0.5, 0.5]], "float32"))
+    np.testing.assert_allclose(m.result(), [(2 / 3 + 1 / 3) / 2, (1 / 3 + 1 / 6) / 2, (1 / 3 + 1 / 6) / 2], rtol=1e-6)
+    m.reset_state()  # Keras's default: every variable back to zeros
+    assert float(m.count) == 0.0 and not np.any(np.asarray(m.total))
+
+    net = scope["one_output"](keras)
+    net.compile("adam", "sparse_categorical_crossentropy", metrics=[ctp_class()])
+    net.save(tmp_path / "m.keras")
+    import zipfile
+    cfg = json.loads(zipfile.ZipFile(tmp_path / "m.keras").read("config.json"))["compile_config"]
+    assert cfg["metrics"][0]["class_name"] == "CategoricalTruePositives"
+    assert cfg["metrics"][0]["registered_name"] == "CategoricalTruePositives"
+    assert cfg["metrics"][0]["config"] == {"name": "categorical_true_positives", "dtype": "float32"}
+
+    class Broken(keras.metrics.Metric):
+        def update_state(self, y_true, y_pred, sample_weight=None):
+            raise RuntimeError("no state here")
+
+        def result(self):
+            return 0.0
+
+    net.compile("adam", "sparse_categorical_crossentropy", metrics=[Broken()])
+    x, _, yb, _ = scope["data"]()
+    with pytest.raises(RuntimeError, match="no state here") as e:
+        net.fit(x, yb, epochs=1, verbose=0)
+    assert "update_state of metric Broken 'broken'" in str(e.value) + "".join(
+        getattr(e.value, "__notes__", []))
+
+    class NoUpdate(keras.metrics.Metric):
+        def result(self):
+            return 0.0
+    with pytest.raises(NotImplementedError, match="NoUpdate must implement update_state"):
+        NoUpdate().update_state([1], [1])
+    with pytest.raises(ValueError, match="unknown initializer"):
+        NoUpdate().add_variable((2,), initializer="glorot_magic")

@@ -1,6 +1,8 @@
 // Logs (Keras's logs dict) and the helpers every callback uses: keyword arguments, messages and
 // warnings (keras/src/callbacks/callback.py, keras/src/utils/io_utils.py).
+#include <algorithm>
 #include <iostream>
+#include <limits>
 
 #include "kerascpp/error.h"
 #include "kerascpp/warnings.h"
@@ -11,6 +13,7 @@ namespace kerascpp {
 // A dict keeps insertion order and replaces in place; logs hold a handful of keys, so a linear
 // search costs less than a map.
 void Logs::set(const std::string& key, double value) {
+  arrays_.erase(key);
   for (auto& kv : items_)
     if (kv.first == key) {
       kv.second = value;
@@ -19,9 +22,24 @@ void Logs::set(const std::string& key, double value) {
   items_.emplace_back(key, value);
 }
 
-bool Logs::contains(const std::string& key) const { return get(key).has_value(); }
+void Logs::set_array(const std::string& key, std::vector<double> values) {
+  double sum = 0;
+  for (double v : values) sum += v;
+  set(key, values.empty() ? std::numeric_limits<double>::quiet_NaN() : sum / static_cast<double>(values.size()));
+  arrays_[key] = std::move(values);
+}
+
+bool Logs::contains(const std::string& key) const {
+  for (const auto& kv : items_)
+    if (kv.first == key) return true;
+  return false;
+}
 
 std::optional<double> Logs::get(const std::string& key) const {
+  auto a = arrays_.find(key);
+  KCPP_CHECK(a == arrays_.end(), ValueError, "The log \"", key, "\" is an array of ", a->second.size(),
+             " values (a metric with several thresholds, or one value per class): only a number can be "
+             "monitored or compared.");
   for (const auto& kv : items_)
     if (kv.first == key) return kv.second;
   return std::nullopt;
@@ -32,6 +50,25 @@ double Logs::at(const std::string& key) const {
   KCPP_CHECK(v.has_value(), ValueError, "Key \"", key, "\" is not in the logs. Available keys: [",
              callbacks::detail::join_keys(*this), "]");
   return *v;
+}
+
+const std::vector<double>* Logs::array(const std::string& key) const {
+  auto a = arrays_.find(key);
+  return a == arrays_.end() ? nullptr : &a->second;
+}
+
+void Logs::set_all(const Logs& other, const std::string& prefix) {
+  for (const auto& [k, v] : other.items()) {
+    if (const std::vector<double>* a = other.array(k)) {
+      set_array(prefix + k, *a);
+    } else {
+      set(prefix + k, v);
+    }
+  }
+}
+
+void Logs::sort_keys() {
+  std::stable_sort(items_.begin(), items_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
 namespace callbacks::detail {

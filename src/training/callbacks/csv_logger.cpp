@@ -1,7 +1,9 @@
 // keras.callbacks.CSVLogger, as keras/src/callbacks/csv_logger.py: Python's csv.DictWriter with the
 // excel dialect ("\r\n" line ends, minimal quoting) and Python's str() of each number.
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 #include "kerascpp/error.h"
@@ -28,6 +30,25 @@ std::string csv_field(const std::string& s, const std::string& sep) {
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
+}
+
+// str() of a numpy float32, as Keras writes each value of an array log: the shortest digits that read
+// back as the same float32, laid out as Python lays out a float.
+std::string float32_str(double value) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(value));
+  return detail::python_float_repr(std::strtod(std::string(buf, r.ptr).c_str(), nullptr));
+}
+
+// A number as Python's repr; an array as Keras's handle_value writes one: "[0.5, 0.25]", quotes included.
+std::string value_text(const Logs& logs, const std::string& key) {
+  if (const std::vector<double>* a = logs.array(key)) {
+    std::string s = "\"[";
+    for (size_t i = 0; i < a->size(); ++i) s += (i ? ", " : "") + float32_str((*a)[i]);
+    return s + "]\"";
+  }
+  std::optional<double> v = logs.get(key);
+  return v ? detail::python_float_repr(*v) : "NA";
 }
 }  // namespace
 
@@ -84,8 +105,7 @@ void CSVLogger::on_epoch_end(int epoch, Logs& logs) {
   }
   text += std::to_string(epoch);
   for (const auto& k : keys_) {
-    std::optional<double> v = logs.get(k);
-    text += separator_ + csv_field(v ? detail::python_float_repr(*v) : "NA", separator_);
+    text += separator_ + csv_field(value_text(logs, k), separator_);
   }
   text += "\r\n";
   // One write and a flush per epoch, as Keras flushes after each row.

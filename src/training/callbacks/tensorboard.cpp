@@ -122,6 +122,18 @@ void TensorBoard::on_epoch_begin(int, Logs&) {
   epoch_start_ = now();
 }
 
+namespace {
+// Keras's summary.scalar fails on an array log ("Expected scalar shape"); this names the log.
+void check_scalars(const Logs& logs) {
+  for (const auto& kv : logs.items()) {
+    const std::vector<double>* a = logs.array(kv.first);
+    KCPP_CHECK(a == nullptr, ValueError, "TensorBoard writes scalar summaries: the log \"", kv.first,
+               "\" is an array of ", a->size(), " values (a metric with several thresholds, or one value per "
+               "class). Leave that metric out of a fit with TensorBoard, or give it one threshold / an average.");
+  }
+}
+}  // namespace
+
 void TensorBoard::on_train_batch_begin(int64_t, Logs&) {
   ++global_train_batch_;
   if (write_steps_per_second_) batch_start_ = now();
@@ -130,6 +142,7 @@ void TensorBoard::on_train_batch_begin(int64_t, Logs&) {
 // With an integer update_freq, every update_freq-th batch counted over the whole of fit (from 1).
 void TensorBoard::on_train_batch_end(int64_t, Logs& logs) {
   if (!writers_ || update_freq_ == 0 || global_train_batch_ % update_freq_ != 0) return;
+  check_scalars(logs);
   io::EventFileWriter& w = writers_->train_writer();
   if (write_steps_per_second_) w.scalar("batch_steps_per_second", 1.0 / std::max(now() - batch_start_, 1e-9), global_train_batch_);
   for (const auto& [name, value] : logs.items()) w.scalar("batch_" + name, value, global_train_batch_);
@@ -138,6 +151,7 @@ void TensorBoard::on_train_batch_end(int64_t, Logs& logs) {
 // Inside fit (its validation) and in evaluate(callbacks=[tensorboard]) alike.
 void TensorBoard::on_test_end(Logs& logs) {
   if (!model() || !model()->optimizer()) return;
+  check_scalars(logs);
   if (!writers_) open_writers();
   io::EventFileWriter& w = writers_->val_writer();
   for (const auto& [name, value] : logs.items())
@@ -147,6 +161,7 @@ void TensorBoard::on_test_end(Logs& logs) {
 
 void TensorBoard::on_epoch_end(int epoch, Logs& logs) {
   if (!writers_) return;
+  check_scalars(logs);
   if (!logs.items().empty()) {
     Logs train, val;
     for (const auto& [k, v] : logs.items()) {

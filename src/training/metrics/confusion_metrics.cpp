@@ -15,11 +15,13 @@ constexpr float kNegInf = -1e10f;     // metrics_utils.NEG_INF
 
 double no_nan(double a, double b) { return b == 0 ? 0.0 : a / b; }
 
+// The counts at each threshold: [threshold * labels + label], one label unless multi_label (AUC).
 struct Confusion {
   std::vector<float> thresholds;  // float32, as Keras's threshold tensor
   bool evenly = false;
+  int64_t labels = 1;
   std::vector<double> tp, fp, tn, fn;
-  void reset() { tp = fp = tn = fn = std::vector<double>(thresholds.size(), 0.0); }
+  void reset() { tp = fp = tn = fn = std::vector<double>(thresholds.size() * static_cast<size_t>(labels), 0.0); }
 };
 
 // tf.math.top_k keeps the k largest along the last axis (the lower index first on ties); the rest
@@ -47,9 +49,11 @@ NdArray take_class(const NdArray& a, int64_t class_id, const std::string& who) {
   return out;
 }
 
-// metrics_utils.update_confusion_matrix_variables (multi_label False, no label_weights).
+// metrics_utils.update_confusion_matrix_variables. multi_label: each column of a 2D y_pred counted on
+// its own (m.labels of them); label_weights (not with multi_label): a weight per column of y_pred.
 void update_confusion(Confusion& m, const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight,
-                      int64_t top_k, int64_t class_id, bool from_logits, const std::string& who) {
+                      int64_t top_k, int64_t class_id, bool from_logits, const std::string& who,
+                      bool multi_label = false, const std::vector<double>& label_weights = {}) {
   NdArray t = to_nd(y_true, who, "y_true"), p = to_nd(y_pred, who, "y_pred");
   if (from_logits)
     for (double& v : p.v) v = 1.f / (1.f + std::exp(-static_cast<float>(v)));
@@ -70,31 +74,48 @@ void update_confusion(Confusion& m, const Tensor& y_true, const Tensor& y_pred, 
   KCPP_CHECK(t.v.size() == p.v.size(), ValueError, who, ": y_true and y_pred must have the same number of values. "
              "Received: y_true.shape=", shape_str(y_true.shape()), ", y_pred.shape=", shape_str(y_pred.shape()));
   if (weighted) w = broadcast_to(w, p.shape, who + " (sample_weight)");
-  const size_t n = p.v.size(), nt = m.thresholds.size();
-  auto weight = [&](size_t j) { return weighted ? w.v[j] : 1.0; };
+  const int64_t columns = p.rank() == 0 ? 1 : p.dim(-1);
+  if (multi_label) {
+    KCPP_CHECK(p.rank() == 2, ValueError, who, ": `y_pred` must have rank 2 when `multi_label=True`. Found rank ",
+               p.rank(), ". Full shape received for `y_pred`: ", shape_str(p.shape));
+    KCPP_CHECK(columns == m.labels, ValueError, who, ": built for ", m.labels, " labels; y_pred has ", columns,
+               " (shape ", shape_str(p.shape), ").");
+  }
+  KCPP_CHECK(label_weights.empty() || static_cast<int64_t>(label_weights.size()) == columns ||
+             label_weights.size() == 1, ValueError, who, ": ", label_weights.size(), " label_weights do not fit y_pred "
+             "of shape ", shape_str(p.shape), " (one weight per column).");
+  const size_t n = p.v.size(), nt = m.thresholds.size(), L = static_cast<size_t>(m.labels);
+  auto label_of = [&](size_t j) { return multi_label ? j % L : 0; };
+  auto weight = [&](size_t j) {
+    double wj = weighted ? w.v[j] : 1.0;
+    if (!label_weights.empty()) wj *= label_weights[label_weights.size() == 1 ? 0 : j % static_cast<size_t>(columns)];
+    return wj;
+  };
   if (m.evenly) {
     // _update_confusion_matrix_variables_optimized: bucket = ceil(p * (N - 1)) - 1 in float32.
     const bool with_epsilon = m.thresholds.front() < 0.f || m.thresholds.back() > 1.f;
-    std::vector<double> tp_b(nt, 0.0), fp_b(nt, 0.0);
-    double total_true = 0, total_false = 0;
+    std::vector<double> tp_b(nt * L, 0.0), fp_b(nt * L, 0.0), total_true(L, 0.0), total_false(L, 0.0);
     for (size_t j = 0; j < n; ++j) {
       const float pj = std::min(std::max(static_cast<float>(p.v[j]), 0.f), 1.f);
       float b = std::ceil(pj * (static_cast<float>(nt) - 1.f)) - 1.f;
       if (with_epsilon) b = std::max(b, 0.f);
       const bool label = t.v[j] != 0;
       const double wj = weight(j);
-      (label ? total_true : total_false) += wj;
+      const size_t l = label_of(j);
+      (label ? total_true : total_false)[l] += wj;
       if (b < 0) continue;  // segment_sum drops negative ids
-      (label ? tp_b : fp_b)[static_cast<size_t>(b)] += wj;
+      (label ? tp_b : fp_b)[static_cast<size_t>(b) * L + l] += wj;
     }
-    double tp = 0, fp = 0;
-    for (size_t i = nt; i-- > 0;) {
-      tp += tp_b[i];
-      fp += fp_b[i];
-      m.tp[i] += tp;
-      m.fp[i] += fp;
-      m.tn[i] += total_false - fp;
-      m.fn[i] += total_true - tp;
+    for (size_t l = 0; l < L; ++l) {
+      double tp = 0, fp = 0;
+      for (size_t i = nt; i-- > 0;) {
+        tp += tp_b[i * L + l];
+        fp += fp_b[i * L + l];
+        m.tp[i * L + l] += tp;
+        m.fp[i * L + l] += fp;
+        m.tn[i * L + l] += total_false[l] - fp;
+        m.fn[i * L + l] += total_true[l] - tp;
+      }
     }
     return;
   }
@@ -103,7 +124,7 @@ void update_confusion(Confusion& m, const Tensor& y_true, const Tensor& y_pred, 
       const bool pos = static_cast<float>(p.v[j]) > m.thresholds[i];
       const bool label = t.v[j] != 0;
       const double wj = weight(j);
-      (label ? (pos ? m.tp : m.fn) : (pos ? m.fp : m.tn))[i] += wj;
+      (label ? (pos ? m.tp : m.fn) : (pos ? m.fp : m.tn))[i * L + label_of(j)] += wj;
     }
   }
 }
@@ -126,20 +147,31 @@ int64_t int_or(const Json& c, const char* key, int64_t fallback, const std::stri
   return c[key].get<int64_t>();
 }
 
-// One threshold of a metric's config: null (the default), a number, or a list of one, in [0, 1].
-float one_threshold(const Json& given, double fallback, const std::string& cls) {
-  Json thr = given;
-  if (thr.is_array() && thr.size() == 1) thr = thr[0];
-  KCPP_CHECK(!thr.is_array(), NotImplementedError, cls, ": several thresholds are not supported (result() is "
-             "one number). Received: thresholds=", thr.dump());
-  KCPP_CHECK(thr.is_null() || thr.is_number(), ValueError, cls, ": `thresholds` must be a number. Received: ",
-             thr.dump());
-  KCPP_CHECK(thr.is_null() || (thr.get<double>() >= 0 && thr.get<double>() <= 1), ValueError,
-             "Threshold values must be in [0, 1]. Received: thresholds=", thr.dump());
-  return static_cast<float>(thr.is_null() ? fallback : thr.get<double>());
+// metrics_utils.parse_init_thresholds: null (the default), a number or a list of numbers, each in [0, 1].
+std::vector<float> thresholds_of(const Json& given, float fallback, const std::string& cls) {
+  if (given.is_null()) return {fallback};
+  const Json list = given.is_array() ? given : Json::array({given});
+  std::vector<float> out;
+  for (const Json& t : list) {
+    KCPP_CHECK(t.is_number(), ValueError, cls, ": `thresholds` must be a number or a list of numbers. Received: "
+               "thresholds=", given.dump());
+    KCPP_CHECK(t.get<double>() >= 0 && t.get<double>() <= 1, ValueError,
+               "Threshold values must be in [0, 1]. Received: thresholds=", given.dump());
+    out.push_back(static_cast<float>(t.get<double>()));
+  }
+  KCPP_CHECK(!out.empty(), ValueError, cls, ": `thresholds` is an empty list.");
+  return out;
 }
 
-// Precision and Recall: one threshold (kerascpp's result() is one number), top_k, class_id.
+// The thresholds of Precision, Recall and the four counts; evenly spaced ones take Keras's bucketed path.
+void set_thresholds(Confusion& m, const Json& given, float fallback, const std::string& cls) {
+  m.thresholds = thresholds_of(given, fallback, cls);
+  m.evenly = evenly(std::vector<double>(m.thresholds.begin(), m.thresholds.end()));
+  m.reset();
+}
+
+// Precision and Recall: thresholds (one result per threshold, an array when there are several), top_k,
+// class_id.
 class PrecisionRecall : public Metric {
  public:
   PrecisionRecall(const Json& c, bool recall)
@@ -152,16 +184,19 @@ class PrecisionRecall : public Metric {
     config_["thresholds"] = thr;
     config_["top_k"] = top_k_ < 0 ? Json() : Json(top_k_);
     config_["class_id"] = class_id_ < 0 ? Json() : Json(class_id_);
-    m_.thresholds = {one_threshold(thr, top_k_ > 0 ? kNegInf : 0.5, cls)};
-    m_.reset();
+    set_thresholds(m_, thr, top_k_ > 0 ? kNegInf : 0.5f, cls);
   }
   std::string class_name() const override { return recall_ ? "Recall" : "Precision"; }
   void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) override {
     update_confusion(m_, y_true, y_pred, sample_weight, top_k_, class_id_, false, name());
   }
-  double result() const override {
-    return no_nan(m_.tp[0], m_.tp[0] + (recall_ ? m_.fn[0] : m_.fp[0]));
+  bool array_result() const override { return m_.thresholds.size() > 1; }
+  std::vector<double> result_array() const override {
+    std::vector<double> out;
+    for (size_t i = 0; i < m_.tp.size(); ++i) out.push_back(no_nan(m_.tp[i], m_.tp[i] + (recall_ ? m_.fn[i] : m_.fp[i])));
+    return out;
   }
+  double result() const override { return scalar_result(*this); }
   void reset_state() override { m_.reset(); }
 
  private:
@@ -171,7 +206,7 @@ class PrecisionRecall : public Metric {
 };
 
 // TruePositives, FalsePositives, TrueNegatives, FalseNegatives (_ConfusionMatrixConditionCount): the
-// weighted count of one cell of the confusion matrix at one threshold (0.5 by default).
+// weighted count of one cell of the confusion matrix at each threshold (0.5 by default).
 class ConditionCount : public Metric {
  public:
   enum Cell { kTP, kFP, kTN, kFN };
@@ -179,18 +214,21 @@ class ConditionCount : public Metric {
       : Metric(c, default_name), cell_(cell), cls_(cls) {
     check_keys(c, cls_, {"thresholds"});
     const Json given = c.is_object() && c.contains("thresholds") ? c["thresholds"] : Json();
-    m_.thresholds = {one_threshold(given, 0.5, cls_)};
+    set_thresholds(m_, given, 0.5f, cls_);
     config_["thresholds"] = given;  // as given (None: 0.5)
-    m_.reset();
   }
   std::string class_name() const override { return cls_; }
   void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) override {
     update_confusion(m_, y_true, y_pred, sample_weight, -1, -1, false, name());
   }
-  double result() const override {
+  bool array_result() const override { return m_.thresholds.size() > 1; }
+  std::vector<double> result_array() const override {
     const std::vector<double>& v = cell_ == kTP ? m_.tp : cell_ == kFP ? m_.fp : cell_ == kTN ? m_.tn : m_.fn;
-    return static_cast<float>(v[0]);  // a float32 accumulator, as Keras's
+    std::vector<double> out;
+    for (double x : v) out.push_back(static_cast<float>(x));  // a float32 accumulator, as Keras's
+    return out;
   }
+  double result() const override { return scalar_result(*this); }
   void reset_state() override { m_.reset(); }
 
  private:
@@ -199,24 +237,47 @@ class ConditionCount : public Metric {
   Confusion m_;
 };
 
+// label_weights as a config holds them: a list, or the {"class_name": "__tensor__"} a Keras file writes.
+std::vector<double> label_weights_of(const Json& given) {
+  if (given.is_null()) return {};
+  const Json list = given.is_object() && given.contains("config") && given["config"].contains("value")
+                        ? given["config"]["value"] : given;
+  KCPP_CHECK(list.is_array() && !list.empty(), ValueError, "AUC: `label_weights` must be a list of numbers. "
+             "Received: label_weights=", given.dump());
+  std::vector<double> out;
+  for (const Json& v : list) {
+    KCPP_CHECK(v.is_number() && v.get<double>() >= 0, ValueError, "All values of `label_weights` must be "
+               "non-negative. Received: label_weights=", given.dump());
+    out.push_back(static_cast<float>(v.get<double>()));
+  }
+  return out;
+}
+
+// AUC: the ROC, PR or PR-gain curve's area by a Riemann sum over the thresholds; with multi_label, one
+// area per label (column of y_pred), averaged (weighted by label_weights when given).
 class AUC : public Metric {
  public:
   explicit AUC(const Json& c) : Metric(c, "auc") {
     check_keys(c, "AUC", {"num_thresholds", "curve", "summation_method", "thresholds", "multi_label", "num_labels",
                           "label_weights", "from_logits"});
     auto get = [&](const char* k) { return c.is_object() && c.contains(k) ? c[k] : Json(); };
-    KCPP_CHECK(!get("multi_label").is_boolean() || !get("multi_label").get<bool>(), NotImplementedError,
-               "AUC: multi_label=True is not supported yet.");
-    KCPP_CHECK(get("label_weights").is_null(), NotImplementedError, "AUC: label_weights are not supported yet.");
-    const std::string curve = get("curve").is_string() ? get("curve").get<std::string>() : "ROC";
-    KCPP_CHECK(curve == "ROC" || curve == "roc" || curve == "PR" || curve == "pr", ValueError,
-               "AUC: Invalid AUCCurve value: ", curve, ". Expected one of: ROC, PR");
-    pr_ = curve == "PR" || curve == "pr";
+    std::string curve = get("curve").is_string() ? get("curve").get<std::string>() : "ROC";
+    std::transform(curve.begin(), curve.end(), curve.begin(), ::toupper);
+    KCPP_CHECK(curve == "ROC" || curve == "PR" || curve == "PRGAIN", ValueError, "AUC: Invalid AUCCurve value: ",
+               get("curve").dump(), ". Expected values are [\"PR\", \"ROC\", \"PRGAIN\"]");
+    curve_ = curve;
     summation_ = get("summation_method").is_string() ? get("summation_method").get<std::string>() : "interpolation";
     std::transform(summation_.begin(), summation_.end(), summation_.begin(), ::tolower);
     KCPP_CHECK(summation_ == "interpolation" || summation_ == "majoring" || summation_ == "minoring", ValueError,
                "AUC: Invalid AUC summation method value: ", summation_);
     from_logits_ = get("from_logits").is_boolean() && get("from_logits").get<bool>();
+    KCPP_CHECK(get("multi_label").is_null() || get("multi_label").is_boolean(), ValueError,
+               "AUC: `multi_label` must be a boolean. Received: multi_label=", get("multi_label").dump());
+    multi_label_ = get("multi_label").is_boolean() && get("multi_label").get<bool>();
+    const int64_t num_labels = int_or(c, "num_labels", 0, "AUC");
+    KCPP_CHECK(num_labels == 0 || multi_label_, ValueError, "`num_labels` is needed only when `multi_label` is True.");
+    KCPP_CHECK(num_labels >= 0, ValueError, "AUC: `num_labels` must be positive. Received: num_labels=", num_labels);
+    label_weights_ = label_weights_of(get("label_weights"));
     std::vector<double> thr;
     const Json given = get("thresholds");
     if (!given.is_null()) {
@@ -239,38 +300,80 @@ class AUC : public Metric {
     m_.thresholds.push_back(static_cast<float>(0.0 - kEpsilon));
     for (double t : thr) m_.thresholds.push_back(static_cast<float>(t));
     m_.thresholds.push_back(static_cast<float>(1.0 + kEpsilon));
-    m_.reset();
-    config_ = {{"num_thresholds", num_thresholds_}, {"curve", pr_ ? "PR" : "ROC"}, {"summation_method", summation_},
-               {"multi_label", false}, {"num_labels", nullptr}, {"label_weights", nullptr},
-               {"from_logits", from_logits_}};
+    if (!multi_label_ || num_labels > 0) build(multi_label_ ? num_labels : 1);  // else at the first update
+    config_ = {{"num_thresholds", num_thresholds_}, {"curve", curve_}, {"summation_method", summation_},
+               {"multi_label", multi_label_}, {"num_labels", num_labels > 0 ? Json(num_labels) : Json()},
+               {"label_weights", label_weights_.empty() ? Json() : Json(label_weights_)}, {"from_logits", from_logits_}};
     if (!given.is_null()) config_["thresholds"] = thr;
   }
   std::string class_name() const override { return "AUC"; }
   void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) override {
-    update_confusion(m_, y_true, y_pred, sample_weight, -1, -1, from_logits_, name());
+    if (!built_) {
+      KCPP_CHECK(y_pred.rank() == 2, ValueError, name(), ": `y_pred` must have rank 2 when `multi_label=True`. "
+                 "Found rank ", y_pred.rank(), ". Full shape received for `y_pred`: ", shape_str(y_pred.shape()));
+      build(y_pred.dim(1));
+    }
+    KCPP_CHECK(!multi_label_ || label_weights_.empty() || static_cast<int64_t>(label_weights_.size()) == m_.labels,
+               ValueError, name(), ": ", label_weights_.size(), " label_weights for ", m_.labels, " labels.");
+    update_confusion(m_, y_true, y_pred, sample_weight, -1, -1, from_logits_, name(), multi_label_,
+                     multi_label_ ? std::vector<double>() : label_weights_);
   }
-  void reset_state() override { m_.reset(); }
+  void reset_state() override {
+    if (built_) m_.reset();
+  }
 
   double result() const override {
-    const size_t n = m_.tp.size();
-    const auto &tp = m_.tp, &fp = m_.fp, &tn = m_.tn, &fn = m_.fn;
+    if (!built_) return 0.0;
+    const size_t L = static_cast<size_t>(m_.labels);
+    std::vector<double> by_label(L, 0.0);
+    for (size_t l = 0; l < L; ++l) by_label[l] = area(l);
+    if (!multi_label_) return by_label[0];
+    double sum = 0, weights = 0;
+    for (size_t l = 0; l < L; ++l) {
+      const double w = label_weights_.empty() ? 1.0 : label_weights_[l];
+      sum += by_label[l] * w;
+      weights += w;
+    }
+    return label_weights_.empty() ? sum / static_cast<double>(L) : no_nan(sum, weights);
+  }
+
+ private:
+  void build(int64_t labels) {
+    m_.labels = labels;
+    m_.reset();
+    built_ = true;
+  }
+
+  // The area under one label's curve (every label pooled unless multi_label).
+  double area(size_t l) const {
+    const size_t n = m_.thresholds.size(), L = static_cast<size_t>(m_.labels);
+    auto at = [&](const std::vector<double>& v, size_t i) { return v[i * L + l]; };
     double sum = 0;
-    if (pr_ && summation_ == "interpolation") {  // AUC.interpolate_pr_auc (Davis & Goadrich 2006)
+    if (curve_ == "PR" && summation_ == "interpolation") {  // AUC.interpolate_pr_auc (Davis & Goadrich 2006)
       for (size_t i = 0; i + 1 < n; ++i) {
-        const double dtp = tp[i] - tp[i + 1];
-        const double p0 = tp[i] + fp[i], p1 = tp[i + 1] + fp[i + 1];
+        const double tp0 = at(m_.tp, i), tp1 = at(m_.tp, i + 1);
+        const double dtp = tp0 - tp1;
+        const double p0 = tp0 + at(m_.fp, i), p1 = tp1 + at(m_.fp, i + 1);
         const double slope = no_nan(dtp, std::max(p0 - p1, 0.0));
-        const double intercept = tp[i + 1] - slope * p1;
+        const double intercept = tp1 - slope * p1;
         const double ratio = p0 > 0 && p1 > 0 ? no_nan(p0, std::max(p1, 0.0)) : 1.0;
-        sum += no_nan(slope * (dtp + intercept * std::log(ratio)), std::max(tp[i + 1] + fn[i + 1], 0.0));
+        sum += no_nan(slope * (dtp + intercept * std::log(ratio)), std::max(tp1 + at(m_.fn, i + 1), 0.0));
       }
       return sum;
     }
     std::vector<double> x(n), y(n);
     for (size_t i = 0; i < n; ++i) {
-      const double recall = no_nan(tp[i], tp[i] + fn[i]);
-      x[i] = pr_ ? recall : no_nan(fp[i], fp[i] + tn[i]);
-      y[i] = pr_ ? no_nan(tp[i], tp[i] + fp[i]) : recall;
+      const double tp = at(m_.tp, i), fp = at(m_.fp, i), tn = at(m_.tn, i), fn = at(m_.fn, i);
+      const double recall = no_nan(tp, tp + fn);
+      if (curve_ == "ROC") {
+        x[i] = no_nan(fp, fp + tn), y[i] = recall;
+      } else if (curve_ == "PR") {
+        x[i] = recall, y[i] = no_nan(tp, tp + fp);
+      } else {  // PRGAIN
+        const double scaling = no_nan(tp + fn, tn + fp);
+        x[i] = tp == 0 ? 0.0 : std::max(1.0 - scaling * no_nan(fn, tp), 0.0);
+        y[i] = tp == 0 ? 1.0 : 1.0 - scaling * no_nan(fp, tp);
+      }
     }
     for (size_t i = 0; i + 1 < n; ++i) {
       const double h = summation_ == "interpolation" ? (y[i] + y[i + 1]) / 2.0
@@ -281,10 +384,10 @@ class AUC : public Metric {
     return sum;
   }
 
- private:
-  bool pr_ = false, from_logits_ = false;
-  std::string summation_;
+  std::string curve_, summation_;
+  bool from_logits_ = false, multi_label_ = false, built_ = false;
   int64_t num_thresholds_ = 200;
+  std::vector<double> label_weights_;
   Confusion m_;
 };
 

@@ -2,7 +2,8 @@
 // false negatives per class (or over every class, average="micro") of the predictions made binary
 // (the row's largest value, or y_pred > threshold), weighted by the sample weights; the score is
 // (1 + beta^2) P R / (beta^2 P + R), averaged over the classes (macro), by their support (weighted),
-// or from the pooled counts (micro). Computed in float32 as Keras's variables.
+// or from the pooled counts (micro), or one score per class (average=None: an array). Computed in
+// float32 as Keras's variables.
 #include <cmath>
 
 #include "training/metrics/metric_utils.h"
@@ -22,10 +23,7 @@ class FBetaScore : public Metric {
     KCPP_CHECK(average.is_null() || (average.is_string() && (average == "micro" || average == "macro" || average == "weighted")),
                ValueError, "Invalid `average` argument value. Expected one of: {None, 'micro', 'macro', 'weighted'}. "
                "Received: average=", average.dump());
-    // One score per class is a vector; fit's logs hold numbers (issue 18 leaves vector results for later).
-    KCPP_CHECK(!average.is_null(), NotImplementedError, cls_, "(average=None) reports one score per class, which "
-               "kerascpp's logs do not hold yet: pass average='macro', 'micro' or 'weighted'.");
-    average_ = average.get<std::string>();
+    average_ = average.is_null() ? "" : average.get<std::string>();  // "": one score per class (an array)
     const Json beta = f1 ? Json(1.0) : get("beta").is_null() ? Json(1.0) : get("beta");
     KCPP_CHECK(beta.is_number_float() || beta.is_number_integer(), ValueError,
                "Invalid `beta` argument value. It should be a Python float. Received: beta=", beta.dump());
@@ -41,7 +39,7 @@ class FBetaScore : public Metric {
                  threshold.dump());
       has_threshold_ = true;
     }
-    config_ = Json{{"average", average_}, {"threshold", has_threshold_ ? Json(threshold_) : Json()}};
+    config_ = Json{{"average", average_.empty() ? Json() : Json(average_)}, {"threshold", has_threshold_ ? Json(threshold_) : Json()}};
     if (!f1) config_["beta"] = beta_;
   }
   std::string class_name() const override { return cls_; }
@@ -85,26 +83,28 @@ class FBetaScore : public Metric {
     for (size_t s = 0; s < slots; ++s) tp_[s] += tp[s], fp_[s] += fp[s], fn_[s] += fn[s], support_[s] += support[s];
   }
 
-  double result() const override {
-    if (tp_.empty()) return 0.0;
+  bool array_result() const override { return average_.empty(); }
+  std::vector<double> result_array() const override {
     const float b2 = static_cast<float>(beta_ * beta_);
-    std::vector<float> score(tp_.size());
+    std::vector<double> score(tp_.size());
     for (size_t s = 0; s < tp_.size(); ++s) {
       const float precision = tp_[s] / (tp_[s] + fp_[s] + kEpsilon);
       const float recall = tp_[s] / (tp_[s] + fn_[s] + kEpsilon);
       score[s] = precision * recall / (b2 * precision + recall + kEpsilon) * (1 + b2);
     }
+    if (average_.empty()) return score;  // before any update: no classes yet (Keras builds them on the first)
     float out = 0;
     if (average_ == "weighted") {
       float total = 0;
       for (float v : support_) total += v;
-      for (size_t s = 0; s < score.size(); ++s) out += score[s] * (support_[s] / (total + kEpsilon));
-    } else {
-      for (float v : score) out += v;
+      for (size_t s = 0; s < score.size(); ++s) out += static_cast<float>(score[s]) * (support_[s] / (total + kEpsilon));
+    } else if (!score.empty()) {
+      for (double v : score) out += static_cast<float>(v);
       out /= static_cast<float>(score.size());
     }
-    return out;
+    return {out};
   }
+  double result() const override { return scalar_result(*this); }
 
  private:
   std::string cls_;

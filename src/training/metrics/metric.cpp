@@ -16,6 +16,11 @@ Json Metric::get_config() const {
   return c;
 }
 
+Json Metric::serialize() const {
+  return Json{{"module", "keras.metrics"}, {"class_name", class_name()}, {"config", get_config()},
+              {"registered_name", nullptr}};
+}
+
 Mean::Mean(const std::string& name) : Metric(Json{{"name", name}}, name) {}
 
 namespace {

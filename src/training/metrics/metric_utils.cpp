@@ -124,4 +124,11 @@ std::string name_in(const Json& config, const std::string& fallback) {
   return config["name"].get<std::string>();
 }
 
+double scalar_result(const Metric& m) {
+  std::vector<double> values = m.result_array();
+  KCPP_CHECK(!m.array_result() && values.size() == 1, ValueError, m.class_name(), " '", m.name(),
+             "' reports an array of ", values.size(), " values: read it with result_array().");
+  return values[0];
+}
+
 }  // namespace kerascpp::metrics::detail

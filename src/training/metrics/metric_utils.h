@@ -30,6 +30,10 @@ NdArray mean_from(const NdArray& a, int axis);
 // Index of the largest value along the last axis (first on ties, as tf.argmax).
 NdArray argmax_last(const NdArray& a);
 
+// result() of a metric that reports through result_array(): its one value, or a ValueError naming the
+// metric when its result is an array.
+double scalar_result(const Metric& m);
+
 // ValueError naming the class and the key unless config holds only "name", "dtype" and `options`.
 void check_keys(const Json& config, const std::string& class_name, const std::vector<const char*>& options);
 std::string name_in(const Json& config, const std::string& fallback);

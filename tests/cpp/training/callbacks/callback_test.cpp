@@ -29,6 +29,41 @@ TEST(Logs, KeepsInsertionOrderAndReplacesInPlace) {
   }
 }
 
+// An array log (Precision with several thresholds): its mean in items(), its values in array(), kept
+// as an array through set_all and sort_keys, replaced by a number on set(), and refused by get().
+TEST(Logs, HoldArraysThatNoCallbackCanMonitor) {
+  Logs l;
+  l.set("loss", 1.0);
+  l.set_array("precision", {0.25, 0.75});
+  ASSERT_EQ(l.items().size(), 2u);
+  EXPECT_EQ(l.items()[1].second, 0.5);
+  ASSERT_NE(l.array("precision"), nullptr);
+  EXPECT_EQ(*l.array("precision"), (std::vector<double>{0.25, 0.75}));
+  EXPECT_EQ(l.array("loss"), nullptr);
+  EXPECT_TRUE(l.contains("precision"));
+  try {
+    l.get("precision");
+    FAIL();
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"precision\" is an array of 2 values"), std::string::npos) << e.what();
+  }
+  Logs all;
+  all.set("x", 3);
+  all.set_all(l, "val_");
+  all.sort_keys();
+  EXPECT_EQ(all.items()[0].first, "val_loss");
+  EXPECT_EQ(all.items()[2].first, "x");
+  ASSERT_NE(all.array("val_precision"), nullptr);
+  EXPECT_EQ(all.array("val_precision")->size(), 2u);
+  History h;
+  h.on_epoch_end(0, all);
+  EXPECT_EQ(h.array_history["val_precision"], (std::vector<std::vector<double>>{{0.25, 0.75}}));
+  EXPECT_EQ(h.history.count("val_precision"), 0u);
+  all.set("val_precision", 1.0);  // a number again
+  EXPECT_EQ(all.array("val_precision"), nullptr);
+  EXPECT_EQ(all.at("val_precision"), 1.0);
+}
+
 // Keras 3 takes the direction from the compiled metric objects; kerascpp from their names. Every
 // name the reference compiled must get Keras's answer.
 TEST(MonitorDirection, AutoModeMatchesKeras3) {

@@ -47,5 +47,21 @@ TEST(CSVLogger, UnwritablePathIsAnIOError) {
   EXPECT_THROW(cb.on_train_begin(l), IOError);
 }
 
+// An array log as Keras's handle_value writes it: "[...]" of numpy float32 str() values, CSV-quoted
+// (the bytes come from a Keras 3 fit with Precision(thresholds=[0.3, 0.5, 0.7])).
+TEST(CSVLogger, WritesArrayLogsAsKeras) {
+  std::string path = temp_path("arrays.csv");
+  std::filesystem::remove(path);
+  CSVLogger cb(path, ",", false);
+  Logs empty, l;
+  cb.on_train_begin(empty);
+  l.set("loss", 0.5);
+  l.set_array("precision", {0.45714285714285713, 0.5, 1.0 / 3.0});
+  cb.on_epoch_end(0, l);
+  cb.on_train_end(empty);
+  EXPECT_EQ(read_all(path), "epoch,loss,precision,val_loss,val_precision\r\n"
+                            "0,0.5,\"\"\"[0.45714286, 0.5, 0.33333334]\"\"\",NA,NA\r\n");
+}
+
 }  // namespace
 }  // namespace kerascpp::callbacks

@@ -117,8 +117,6 @@ TEST(Metrics, Errors) {
   std::string m = testing::error_of<ValueError>([] { metrics::get("acuracy"); });
   EXPECT_NE(m.find("acuracy"), std::string::npos) << m;
   EXPECT_NE(m.find("binary_accuracy"), std::string::npos) << m;
-  m = testing::error_of<NotImplementedError>([] { metrics::get(Json{{"class_name", "F1Score"}, {"config", Json::object()}}); });
-  EXPECT_NE(m.find("F1Score(average=None) reports one score per class"), std::string::npos) << m;
   m = testing::error_of<ValueError>([] { metrics::get(Json{{"class_name", "FBetaScore"}, {"config", {{"average", "macro"}, {"beta", 0}}}}); });
   EXPECT_NE(m.find("It should be > 0. Received: beta=0"), std::string::npos) << m;
   m = testing::error_of<ValueError>([] { metrics::get(Json{{"class_name", "F1Score"}, {"config", {{"average", "mean"}}}}); });
@@ -145,21 +143,45 @@ TEST(Metrics, Errors) {
   EXPECT_NE(m.find("num_regressors"), std::string::npos) << m;
   m = testing::error_of<ValueError>([] { metrics::get(Json{{"class_name", "TruePositives"}, {"config", {{"thresholds", 1.5}}}}); });
   EXPECT_NE(m.find("[0, 1]"), std::string::npos) << m;
-  m = testing::error_of<NotImplementedError>([] { metrics::get(Json{{"class_name", "FalseNegatives"}, {"config", {{"thresholds", {0.2, 0.8}}}}}); });
-  EXPECT_NE(m.find("several thresholds"), std::string::npos) << m;
   m = testing::error_of<ValueError>([] { metrics::get(Json{{"class_name", "BinaryAccuracy"}, {"config", {{"treshold", 1}}}}); });
   EXPECT_NE(m.find("treshold"), std::string::npos) << m;
-  EXPECT_THROW(metrics::get(Json{{"class_name", "Precision"}, {"config", {{"thresholds", {0.2, 0.5}}}}}),
-               NotImplementedError);
   EXPECT_THROW(metrics::get(Json{{"class_name", "Recall"}, {"config", {{"thresholds", 1.5}}}}), ValueError);
   EXPECT_THROW(metrics::get(Json{{"class_name", "AUC"}, {"config", {{"curve", "XY"}}}}), ValueError);
-  EXPECT_THROW(metrics::get(Json{{"class_name", "AUC"}, {"config", {{"multi_label", true}}}}), NotImplementedError);
+  EXPECT_THROW(metrics::get(Json{{"class_name", "AUC"}, {"config", {{"num_labels", 3}}}}), ValueError);
+  EXPECT_THROW(metrics::get(Json{{"class_name", "AUC"}, {"config", {{"label_weights", {1, -1}}}}}), ValueError);
+  EXPECT_THROW(metrics::get(Json{{"class_name", "Precision"}, {"config", {{"thresholds", Json::array()}}}}), ValueError);
   metrics::MetricPtr acc = metrics::get("binary_accuracy");
   m = testing::error_of<ValueError>([&] { acc->update_state(Tensor::zeros({4, 3}), Tensor::zeros({4, 2})); });
   EXPECT_NE(m.find("(4, 3)"), std::string::npos) << m;
   metrics::MetricPtr mse = metrics::get("mse");
   m = testing::error_of<ValueError>([&] { mse->update_state(Tensor::zeros({4, 3}), Tensor::zeros({4, 2})); });
   EXPECT_NE(m.find("MeanSquaredError"), std::string::npos) << m;
+}
+
+// Several thresholds, or one score per class: an array from result_array(), result() refused by name.
+// (Values against real Keras in tests/python/test_array_metrics.py.)
+TEST(Metrics, ArrayResults) {
+  Tensor y_true = Tensor::from_vector({3, 1}, {1, 0, 1}), y_pred = Tensor::from_vector({3, 1}, {0.4f, 0.7f, 0.9f});
+  metrics::MetricPtr p = metrics::get(Json{{"class_name", "Precision"}, {"config", {{"thresholds", {0.3, 0.6}}}}});
+  p->update_state(y_true, y_pred);
+  EXPECT_TRUE(p->array_result());
+  std::vector<double> r = p->result_array();
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_NEAR(r[0], 2.0 / 3.0, 1e-7);
+  EXPECT_NEAR(r[1], 0.5, 1e-7);
+  std::string m = testing::error_of<ValueError>([&] { p->result(); });
+  EXPECT_NE(m.find("Precision 'precision' reports an array of 2 values"), std::string::npos) << m;
+  metrics::MetricPtr one = metrics::get(Json{{"class_name", "TruePositives"}, {"config", {{"thresholds", {0.5}}}}});
+  one->update_state(y_true, y_pred);
+  EXPECT_FALSE(one->array_result());  // one threshold in a list: a number, as Keras's result()[0]
+  EXPECT_EQ(one->result(), 1.0);
+  metrics::MetricPtr f1 = metrics::get(Json{{"class_name", "F1Score"}, {"config", Json::object()}});
+  EXPECT_TRUE(f1->array_result());
+  f1->update_state(Tensor::from_vector({2, 2}, {1, 0, 0, 1}), Tensor::from_vector({2, 2}, {0.9f, 0.1f, 0.8f, 0.2f}));
+  r = f1->result_array();
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_NEAR(r[0], 2.0 / 3.0, 1e-6);  // class 0: P 1/2, R 1
+  EXPECT_NEAR(r[1], 0.0, 1e-6);
 }
 
 }  // namespace
