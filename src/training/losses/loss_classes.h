@@ -36,5 +36,6 @@ LossPtr make_squared_hinge(const Json& config);
 LossPtr make_categorical_hinge(const Json& config);
 LossPtr make_dice(const Json& config);
 LossPtr make_tversky(const Json& config);
+LossPtr make_ctc(const Json& config);  // ctc_loss.cpp
 
 }  // namespace kerascpp::losses::detail

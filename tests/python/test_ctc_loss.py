@@ -1,0 +1,76 @@
+"""keras.losses.CTC in fit: a small sequence labeller (logits per time step, labels padded with the
+blank 0) trained in kerascpp and in real Keras 3 (its own process) from the same weights and data;
+per-epoch losses and evaluate() must agree, so the loss and its gradient are Keras's. And the shapes
+CTC refuses, by name."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import kerascpp as keras
+
+CASES = r"""
+import numpy as np
+
+def run_all(keras):
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(12, 8, 4)).astype("float32")
+    y = rng.integers(1, 5, size=(12, 3)).astype("int32")
+    y[::3, 2] = 0      # shorter labels, padded with the blank
+    y[5] = [2, 2, 0]   # a repeat needs a blank between
+    w = rng.uniform(0.3, 2.0, size=(12,)).astype("float32")
+    out = {}
+    for name, loss in (("class", keras.losses.CTC()), ("name", "ctc")):
+        inp = keras.Input((8, 4))
+        h = keras.layers.Dense(6, activation="tanh")(inp)
+        model = keras.Model(inp, keras.layers.Dense(5)(h))
+        r = np.random.default_rng(9)
+        model.set_weights([r.normal(scale=0.5, size=v.shape).astype("float32") for v in model.get_weights()])
+        model.compile(optimizer=keras.optimizers.Adam(0.05), loss=loss)
+        h = model.fit(x, y, sample_weight=w if name == "class" else None, batch_size=4, epochs=3, shuffle=False,
+                      verbose=0)
+        out[name] = {"loss": [float(v) for v in h.history["loss"]],
+                     "evaluate": float(model.evaluate(x, y, batch_size=4, verbose=0))}
+    return out
+"""
+
+KERAS_REFERENCE = CASES + r"""
+import json
+import keras
+print("RESULT" + json.dumps(run_all(keras)))
+"""
+
+
+@pytest.fixture(scope="module")
+def runs():
+    env = dict(os.environ, KERAS_BACKEND="tensorflow", TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    r = subprocess.run([sys.executable, "-c", KERAS_REFERENCE], capture_output=True, text=True, env=env)
+    line = [l for l in r.stdout.splitlines() if l.startswith("RESULT")]
+    if not line:  # Keras and TensorFlow are pinned test dependencies: their absence is a failure
+        pytest.fail("real Keras did not run: " + r.stderr[-800:])
+    scope = {}
+    exec(CASES, scope)
+    return json.loads(line[0][len("RESULT"):]), scope["run_all"](keras)
+
+
+@pytest.mark.parametrize("name", ["class", "name"])
+def test_ctc_trains_as_keras(runs, name):
+    ref, mine = runs[0][name], runs[1][name]
+    # tf.nn.ctc_loss runs its recursion in float32, kerascpp in float64: 1e-4 relative over 3 epochs.
+    np.testing.assert_allclose(mine["loss"], ref["loss"], rtol=1e-4)
+    np.testing.assert_allclose(mine["evaluate"], ref["evaluate"], rtol=1e-4)
+
+
+def test_ctc_refuses_shapes_by_name():
+    loss = keras.losses.CTC()
+    with pytest.raises(ValueError, match=r"Targets `y_true` are expected to be a tensor of shape"):
+        loss(np.ones((2, 3, 1), "float32"), np.zeros((2, 4, 5), "float32"))
+    with pytest.raises(ValueError, match=r"Logits `y_pred` are expected"):
+        loss(np.ones((2, 3), "float32"), np.zeros((2, 5), "float32"))
+    with pytest.raises(ValueError, match=r"sample 1 has the label 7 at position 0, outside \[0, 5\)"):
+        loss(np.array([[1, 2], [7, 0]], "float32"), np.zeros((2, 4, 5), "float32"))
+    # A label longer than the time axis allows: no alignment, an infinite loss as tf.nn.ctc_loss.
+    assert np.isinf(float(loss(np.array([[1, 2, 3]], "float32"), np.zeros((1, 2, 5), "float32"))))
