@@ -10,8 +10,12 @@
 //                               {"config", {{"from_logits", true}, {"label_smoothing", 0.1}}}});
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -74,17 +78,38 @@ using LossPtr = std::shared_ptr<Loss>;
 // {"class_name", "config"} object (Keras 2 and 3 configs). ValueError naming the identifier and
 // listing the known ones.
 LossPtr get(const Json& identifier);
+// Traces a Python function again for y_true of another shape (batch -1), as Keras traces a function
+// anew for each shape it meets (sparse labels against a (batch, classes) output). Empty: the function
+// runs only on the shapes it was traced for.
+using Retrace = std::function<std::shared_ptr<const Model>(const Shape& y_true_shape)>;
+
 // A loss written as a function of keras.ops (Keras wraps one in LossFunctionWrapper): `function` is a
 // model of two inputs, y_true and y_pred (float32, the shape of y_pred), whose output holds the
 // per-sample losses; the Python package traces the user's function into it once, on symbolic
 // tensors. The loss is reduced with the sample weights as every loss; its gradient is the graph's.
 // config: {"name": the function's, "reduction"}; serialized: how compile_config records the function.
-LossPtr from_function(std::shared_ptr<const Model> function, const Json& config, const Json& serialized);
-// y_true as the function sees it: for a loss (what "Loss"), brought to the rank of y_pred as Keras's
-// squeeze_or_expand_to_same_rank does; for a metric ("Metric") as it is, as Keras's MeanMetricWrapper
-// passes it. ValueError naming the function unless y_true and y_pred have the shapes it was traced for.
-Tensor traced_y_true(const Model& function, const char* what, const std::string& name, const Tensor& y_true,
-                     const Tensor& y_pred);
+LossPtr from_function(std::shared_ptr<const Model> function, const Json& config, const Json& serialized,
+                      Retrace retrace = {});
+
+// The traced versions of one function (a loss's or a metric's): the one traced at compile and those
+// traced later for other y_true shapes, kept for the next batches. Thread-safe.
+class FunctionTraces {
+ public:
+  // what: "Loss" or "Metric"; name: the function's, for errors.
+  FunctionTraces(std::shared_ptr<const Model> first, Retrace retrace, const char* what, std::string name);
+  // The traced function for this batch and y_true as it sees it: for a loss brought to the rank of
+  // y_pred as Keras's squeeze_or_expand_to_same_rank does, for a metric as it is (MeanMetricWrapper).
+  // ValueError naming the function when the shapes fit no trace and it cannot be traced again.
+  std::pair<std::shared_ptr<const Model>, Tensor> for_batch(const Tensor& y_true, const Tensor& y_pred) const;
+
+ private:
+  std::shared_ptr<const Model> first_;
+  Retrace retrace_;
+  const char* what_;
+  std::string name_;
+  mutable std::mutex mutex_;
+  mutable std::map<Shape, std::shared_ptr<const Model>> retraced_;  // by y_true's shape, batch -1
+};
 
 // Every class name get() knows, and each class's arguments and functions (one list: loss_list.inc).
 std::vector<std::string> known_losses();

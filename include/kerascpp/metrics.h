@@ -7,6 +7,7 @@
 //   double a = acc->result();
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -64,7 +65,9 @@ MetricPtr get(const Json& identifier, const Shape& y_pred_shape = {}, const std:
 // A metric written as a function of keras.ops (Keras wraps one in MeanMetricWrapper): the weighted mean
 // of the per-sample values of `function`, a model of two inputs (y_true, y_pred) traced from the
 // user's function as losses::from_function. serialized: how the config records the function.
-MetricPtr from_function(std::shared_ptr<const Model> function, const std::string& name, const Json& serialized);
+// retrace: traces it again for y_true of another shape (losses::Retrace).
+MetricPtr from_function(std::shared_ptr<const Model> function, const std::string& name, const Json& serialized,
+                        std::function<std::shared_ptr<const Model>(const Shape&)> retrace = {});
 // Every class name get() knows, and each class's arguments and identifiers (one list: metric_list.inc).
 std::vector<std::string> known_metrics();
 std::vector<ClassInfo> metric_classes();

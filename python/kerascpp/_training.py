@@ -88,8 +88,13 @@ def _split_metrics(entries):
 
 def _copy_metric(m):
     """A fresh metric of the same class and config (functions and identifiers as they are)."""
-    if isinstance(m, metrics_module.Metric) and metrics_module._runs_in_python(m):
-        return type(m).from_config(m.get_config())  # as Keras copies a metric given for every output
+    if isinstance(m, metrics_module.Metric) and (m._native is None or metrics_module._runs_in_python(m)):
+        try:  # as Keras copies a metric given for every output
+            return type(m).from_config(m.get_config())
+        except TypeError as e:
+            raise TypeError(f"Metric {type(m).__name__} '{m.name}' is given for every output, so each output gets "
+                            f"a copy made by from_config(get_config()), which failed: {e}. Give it a get_config() "
+                            "its __init__ takes, or one metric object per output.") from e
     if isinstance(m, metrics_module.Metric):
         return metrics_module.Metric._wrap(_kerascpp.metric_get(_json.dumps(m._serialize())))
     if isinstance(m, _kerascpp.Metric):
@@ -115,7 +120,7 @@ def _metrics_arg(metrics, names, shapes, what):
         if len(metrics) == 1 and isinstance(metrics[0], (list, tuple)):
             metrics = list(metrics[0])
         if len(names) > 1 and any(_functions.is_function(m) or isinstance(m, metrics_module.Metric) and
-                                  metrics_module._runs_in_python(m) for m in metrics):
+                                  (m._native is None or metrics_module._runs_in_python(m)) for m in metrics):
             # Each output its own trace, and its own copy of the metric objects (the first the objects).
             per = {n: metrics if i == 0 else [_copy_metric(m) for m in metrics] for i, n in enumerate(names)}
         else:

@@ -182,7 +182,13 @@ for _op in ("add", "sub", "mul", "truediv", "pow", "matmul", "lt", "le", "gt", "
     setattr(_MetricVariable, f"__{_op}__", lambda self, other, _f=_f: _f(self._value, np.asarray(other)))
     if _op not in ("lt", "le", "gt", "ge", "eq", "ne"):
         setattr(_MetricVariable, f"__r{_op}__", lambda self, other, _f=_f: _f(np.asarray(other), self._value))
+for _op in ("mod", "floordiv"):
+    _f = getattr(operator, _op)
+    setattr(_MetricVariable, f"__{_op}__", lambda self, other, _f=_f: _f(self._value, np.asarray(other)))
+    setattr(_MetricVariable, f"__r{_op}__", lambda self, other, _f=_f: _f(np.asarray(other), self._value))
 _MetricVariable.__neg__ = lambda self: -self._value
+_MetricVariable.__abs__ = lambda self: np.abs(self._value)
+_MetricVariable.ndim = property(lambda self: self._value.ndim)
 _MetricVariable.__getitem__ = lambda self, key: self._value[key]
 
 
@@ -236,7 +242,7 @@ def _compile_form(metric):
     """What model.compile sends for one metric: ("id", json identifier) or ("obj", native metric)."""
     if isinstance(metric, str) or isinstance(metric, dict) and "class_name" in metric:
         return "id", metric
-    if isinstance(metric, Metric) and _runs_in_python(metric):
+    if isinstance(metric, Metric) and (metric._native is None or _runs_in_python(metric)):
         return "obj", _kerascpp.metric_from_python(metric, metric.name, _json.dumps(metric._serialize()))
     if isinstance(metric, Metric):
         return "obj", metric._native

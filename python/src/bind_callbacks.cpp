@@ -35,8 +35,18 @@ void logs_from_py(nb::handle d, Logs& logs) {
   if (d.is_none()) return;
   for (auto [k, v] : nb::borrow<nb::dict>(d)) {
     if (!nb::isinstance<nb::str>(k) || nb::isinstance<nb::str>(v) || v.is_none()) continue;
-    if (logs.array(nb::cast<std::string>(k)) != nullptr) continue;  // array logs are the engine's to set
-    if (nb::hasattr(v, "ndim") && nb::cast<int>(v.attr("ndim")) > 0) continue;  // an array set in Python
+    if (nb::hasattr(v, "ndim") && nb::cast<int>(v.attr("ndim")) > 0) {  // an array log (or one set in Python)
+      std::vector<double> values;
+      try {
+        nb::object flat = nb::module_::import_("numpy").attr("asarray")(v, "float64").attr("ravel")();
+        for (nb::handle x : flat) values.push_back(nb::cast<double>(x));
+      } catch (const nb::python_error&) {
+        continue;  // not numbers: Keras logs may hold anything, fit's logs hold numbers
+      }
+      std::string key = nb::cast<std::string>(k);
+      if (const std::vector<double>* old = logs.array(key); !old || *old != values) logs.set_array(key, values);
+      continue;
+    }
     double x = PyFloat_AsDouble(v.ptr());  // floats, ints, numpy scalars and 0-d arrays
     if (x == -1.0 && PyErr_Occurred()) {
       PyErr_Clear();  // not a number: Keras logs may hold anything, fit's logs hold numbers

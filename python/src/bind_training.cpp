@@ -35,6 +35,22 @@ Json parse(const std::string& text, const char* what) {
 
 Tensor optional_tensor(nb::handle h) { return h.is_none() ? Tensor() : from_object(h); }
 
+// A Python callable tracing a loss or metric function again for another y_true shape (a tuple with
+// None for the batch), as the engine's Retrace: it takes the GIL, and a Python error surfaces named.
+losses::Retrace retrace_of(nb::handle fn, const char* what) {
+  if (fn.is_none()) return {};
+  auto ref = std::make_shared<PyRef>(fn);
+  return [ref, what = std::string(what)](const Shape& y_true_shape) -> std::shared_ptr<const Model> {
+    nb::gil_scoped_acquire gil;
+    try {
+      nb::object model = ref->get()(shape_to_py(y_true_shape));
+      return std::make_shared<const Model>(nb::cast<const Model&>(model));
+    } catch (const nb::python_error& e) {
+      rethrow_python(e, "Tracing the " + what + " function again for y_true of shape " + shape_str(y_true_shape));
+    }
+  };
+}
+
 // A 0-d result as a numpy scalar (Keras returns a scalar tensor), anything else as an array.
 nb::object result_of(const Tensor& t) {
   nb::object a = to_numpy(t);
@@ -167,10 +183,11 @@ void bind_losses(nb::module_& m) {
   m.def("loss_get", [](const std::string& identifier) { return losses::get(parse(identifier, "loss")); });
   m.def("loss_classes", [] { return class_list(losses::loss_classes()); });
   // A Python loss function traced into `function` (a model of y_true, y_pred); see losses::from_function.
-  m.def("loss_from_function", [](const Model& function, const std::string& config, const std::string& serialized) {
+  m.def("loss_from_function", [](const Model& function, const std::string& config, const std::string& serialized,
+                                  nb::handle retrace) {
     return losses::from_function(std::make_shared<const Model>(function), parse(config, "loss"),
-                                 parse(serialized, "loss"));
-  });
+                                 parse(serialized, "loss"), retrace_of(retrace, "loss"));
+  }, nb::arg("function"), nb::arg("config"), nb::arg("serialized"), nb::arg("retrace").none() = nb::none());
 }
 
 // A keras.metrics.Metric subclass written in Python (its own update_state and result, with keras.ops
@@ -185,6 +202,7 @@ class PyMetric final : public Metric {
   std::string class_name() const override { return serialized_.value("class_name", "Metric"); }
   void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) override {
     nb::gil_scoped_acquire gil;
+    cached_.reset();
     call("update_state", [&] {
       obj_.get().attr("update_state")(to_numpy(y_true, true), to_numpy(y_pred, true),
                                       sample_weight.defined() ? to_numpy(sample_weight, true) : nb::none());
@@ -200,6 +218,7 @@ class PyMetric final : public Metric {
   }
   void reset_state() override {
     nb::gil_scoped_acquire gil;
+    cached_.reset();
     call("reset_state", [&] { obj_.get().attr("reset_state")(); });
   }
   Json get_config() const override { return config_; }
@@ -214,9 +233,11 @@ class PyMetric final : public Metric {
       rethrow_python(e, std::string("In ") + method + " of metric " + class_name() + " '" + name() + "'");
     }
   }
-  // result() as float64 values, and whether it is an array (ndim > 0).
+  // result() as float64 values, and whether it is an array (ndim > 0): called once after each change
+  // of state (fit asks whether it is an array, then for it).
   std::pair<std::vector<double>, bool> values() const {
     nb::gil_scoped_acquire gil;
+    if (cached_) return *cached_;
     std::pair<std::vector<double>, bool> out;
     call("result", [&] {
       nb::module_ np = nb::module_::import_("numpy");
@@ -224,11 +245,13 @@ class PyMetric final : public Metric {
       out.second = nb::cast<int>(r.attr("ndim")) > 0;
       for (nb::handle v : r.attr("ravel")()) out.first.push_back(nb::cast<double>(v));
     });
+    cached_ = out;
     return out;
   }
 
   PyRef obj_;
   Json serialized_;
+  mutable std::optional<std::pair<std::vector<double>, bool>> cached_;  // guarded by the GIL
 };
 
 void bind_metrics(nb::module_& m) {
@@ -252,9 +275,11 @@ void bind_metrics(nb::module_& m) {
   m.def("metric_from_python", [](nb::handle metric, const std::string& name, const std::string& serialized) -> MetricPtr {
     return std::make_shared<PyMetric>(metric, name, serialized);
   }, nb::arg("metric"), nb::arg("name"), nb::arg("serialized"));
-  m.def("metric_from_function", [](const Model& function, const std::string& name, const std::string& serialized) {
-    return metrics::from_function(std::make_shared<const Model>(function), name, parse(serialized, "metric"));
-  });
+  m.def("metric_from_function", [](const Model& function, const std::string& name, const std::string& serialized,
+                                    nb::handle retrace) {
+    return metrics::from_function(std::make_shared<const Model>(function), name, parse(serialized, "metric"),
+                                  retrace_of(retrace, "metric"));
+  }, nb::arg("function"), nb::arg("name"), nb::arg("serialized"), nb::arg("retrace").none() = nb::none());
 }
 
 void bind_model_training(nb::module_& m) {

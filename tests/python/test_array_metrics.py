@@ -193,3 +193,30 @@ def test_multi_label_auc_refuses_what_does_not_fit_by_name():
         keras.metrics.AUC(multi_label=True).update_state(np.ones((4,)), np.full((4,), 0.5))
     with pytest.raises(ValueError, match="Threshold values must be in"):
         keras.metrics.Recall(thresholds=[0.5, 1.5])
+
+
+def test_python_callbacks_read_and_set_array_logs(tmp_path):
+    class Scale(keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            logs["precision"] = logs["precision"] * 0 + 0.25   # an array log changed in Python
+            logs["extra"] = np.array([1.0, 2.0])               # and a new one
+
+    net, x, y = trained([keras.metrics.Precision(thresholds=[0.3, 0.6])])
+    h = net.fit(x, y, epochs=1, verbose=0, callbacks=[Scale(), keras.callbacks.CSVLogger(str(tmp_path / "l.csv"))])
+    np.testing.assert_array_equal(h.history["precision"][0], [0.25, 0.25])
+    np.testing.assert_array_equal(h.history["extra"][0], [1.0, 2.0])
+    assert '"""[1.0, 2.0]"""' in (tmp_path / "l.csv").read_text()
+    # ModelCheckpoint cannot put an array in a file name (Keras would write the array's repr there).
+    with pytest.raises(ValueError, match=r"ModelCheckpoint: the filepath .* formats the log \"precision\", an array"):
+        net.fit(x, y, epochs=1, verbose=0,
+                callbacks=[keras.callbacks.ModelCheckpoint(str(tmp_path / "m_{precision}.weights.h5"),
+                                                           save_weights_only=True)])
+
+
+def test_a_metric_subclass_without_update_state_is_refused_by_name_in_fit():
+    class Empty(keras.metrics.Metric):
+        pass
+
+    net, x, y = trained([Empty()])
+    with pytest.raises(NotImplementedError, match="Empty must implement update_state"):
+        net.fit(x, y, epochs=1, verbose=0)

@@ -72,5 +72,17 @@ def test_ctc_refuses_shapes_by_name():
         loss(np.ones((2, 3), "float32"), np.zeros((2, 5), "float32"))
     with pytest.raises(ValueError, match=r"sample 1 has the label 7 at position 0, outside \[0, 5\)"):
         loss(np.array([[1, 2], [7, 0]], "float32"), np.zeros((2, 4, 5), "float32"))
-    # A label longer than the time axis allows: no alignment, an infinite loss as tf.nn.ctc_loss.
-    assert np.isinf(float(loss(np.array([[1, 2, 3]], "float32"), np.zeros((1, 2, 5), "float32"))))
+    with pytest.raises(ValueError, match=r"sample 0 has the blank 0 at position 1 .*padded with 0 at the end"):
+        loss(np.array([[1, 0, 3, 0]], "float32"), np.zeros((1, 4, 5), "float32"))
+    with pytest.raises(ValueError, match=r"y_pred has no classes"):
+        loss(np.array([[1]], "float32"), np.zeros((1, 4, 0), "float32"))
+
+
+def test_a_label_no_alignment_can_produce_costs_what_tensorflow_charges():
+    # tf.nn.ctc_loss lets a path end in any state at a cost of log(1e-307): about 707 plus the paths'
+    # cost, finite (these values are Keras 3.15 on TensorFlow 2.21), so fit goes on as in Keras.
+    loss = keras.losses.CTC()
+    np.testing.assert_allclose(float(loss(np.array([[1, 2, 3]], "float32"), np.zeros((1, 2, 5), "float32"))),
+                               708.5030517578125, rtol=1e-6)
+    np.testing.assert_allclose(float(loss(np.array([[1, 1]], "float32"), np.zeros((1, 2, 5), "float32"))),
+                               708.72607421875, rtol=1e-6)

@@ -2,6 +2,7 @@
 // excel dialect ("\r\n" line ends, minimal quoting) and Python's str() of each number.
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -33,10 +34,17 @@ std::string csv_field(const std::string& s, const std::string& sep) {
 }
 
 // str() of a numpy float32, as Keras writes each value of an array log: the shortest digits that read
-// back as the same float32, laid out as Python lays out a float.
+// back as the same float32; positional for 0 and 1e-4 <= |x| < 1e6 (as Python lays out a float),
+// else scientific with a signed exponent of two digits or more ("1.4e+06", "5e-05").
 std::string float32_str(double value) {
+  const float f = static_cast<float>(value);
+  const double a = std::fabs(static_cast<double>(f));
   char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(value));
+  if (std::isfinite(f) && a != 0 && (a < 1e-4 || a >= 1e6)) {
+    auto r = std::to_chars(buf, buf + sizeof buf, f, std::chars_format::scientific);
+    return std::string(buf, r.ptr);
+  }
+  auto r = std::to_chars(buf, buf + sizeof buf, f);
   return detail::python_float_repr(std::strtod(std::string(buf, r.ptr).c_str(), nullptr));
 }
 

@@ -71,7 +71,16 @@ void ModelCheckpoint::save(int epoch, std::optional<int64_t> batch, const Logs& 
   // Keras: self.filepath.format(epoch=epoch + 1, batch=batch + 1, **logs); a log named "epoch" would
   // clash in Python (TypeError), here the epoch wins; a log named "batch" wins over the batch, as Keras.
   std::map<std::string, double> values;
-  for (const auto& kv : logs.items()) values[kv.first] = kv.second;
+  for (const auto& kv : logs.items()) {
+    if (const std::vector<double>* a = logs.array(kv.first)) {  // Keras would format the array's repr
+      for (const char* end : {"}", ":", "!"})
+        KCPP_CHECK(filepath_.find("{" + kv.first + end) == std::string::npos, ValueError, "ModelCheckpoint: the "
+                   "filepath \"", filepath_, "\" formats the log \"", kv.first, "\", an array of ", a->size(),
+                   " values (a metric with several thresholds, or one value per class): name a log that is a number.");
+      continue;
+    }
+    values[kv.first] = kv.second;
+  }
   values["epoch"] = epoch + 1;
   if (batch && !values.contains("batch")) values["batch"] = static_cast<double>(*batch + 1);
   std::string path = format_filepath(filepath_, values);

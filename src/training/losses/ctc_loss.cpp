@@ -4,8 +4,9 @@
 // labels y_true (batch, max_label_length): a sample's label length is its count of non-zero entries,
 // its logit length the whole time axis, as Keras's ctc() passes them. The forward-backward recursion
 // runs in log space in double precision; the gradient with respect to the logits is the softmax minus
-// each class's posterior occupancy, recorded as one op. A label sequence no alignment can produce (too
-// long for the time axis) has an infinite loss and no gradient.
+// each class's posterior occupancy, recorded as one op. As TensorFlow, a path may end in a state other
+// than the last two at a cost of log(1e-307): a label sequence no alignment can produce (too long for
+// the time axis) has a loss of about 707 and the gradient of that, as in Keras.
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -18,6 +19,9 @@ namespace kerascpp::losses::detail {
 namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+// tf.nn.ctc_loss's log of zero for the states a path may not end in: float32(log(1e-307)). A label no
+// alignment can produce thus costs about 707 plus its paths' cost, finite as in Keras, not infinite.
+const double kLogZero = static_cast<float>(std::log(1e-307));
 
 double log_add(double a, double b) {
   if (a == kNegInf) return b;
@@ -45,7 +49,9 @@ double ctc_sample(const float* logits, int64_t steps, int64_t classes, const std
   auto sym = [&](int64_t s) { return s % 2 == 0 ? int64_t{0} : labels[static_cast<size_t>(s / 2)]; };
   auto skip_ok = [&](int64_t s) { return s >= 2 && sym(s) != 0 && sym(s) != sym(s - 2); };
   std::vector<double> alpha(static_cast<size_t>(steps * S), kNegInf), beta(alpha.size(), kNegInf);
-  if (steps == 0) return labels.empty() ? 0.0 : std::numeric_limits<double>::infinity();
+  if (steps == 0) {
+    return labels.empty() ? 0.0 : -kLogZero;
+  }
   alpha[0] = lp[sym(0)];
   if (S > 1) alpha[1] = lp[sym(1)];
   for (int64_t t = 1; t < steps; ++t)
@@ -56,15 +62,12 @@ double ctc_sample(const float* logits, int64_t steps, int64_t classes, const std
       alpha[t * S + s] = a == kNegInf ? kNegInf : a + lp[t * classes + sym(s)];
     }
   const int64_t last = (steps - 1) * S;
-  const double log_p = S > 1 ? log_add(alpha[last + S - 1], alpha[last + S - 2]) : alpha[last];
-  if (log_p == kNegInf) {  // no alignment: an infinite loss, no gradient
-    if (grad) std::fill(grad, grad + steps * classes, 0.f);
-    return std::numeric_limits<double>::infinity();
-  }
+  // beta without the emission at t: the log-probability of finishing from state s after step t; the
+  // last two states end a path, the others at TensorFlow's log-zero cost.
+  for (int64_t s = 0; s < S; ++s) beta[last + s] = s >= S - 2 ? 0.0 : kLogZero;
+  double log_p = kNegInf;
+  for (int64_t s = 0; s < S; ++s) log_p = log_add(log_p, alpha[last + s] == kNegInf ? kNegInf : alpha[last + s] + beta[last + s]);
   if (!grad) return -log_p;
-  // beta without the emission at t: the log-probability of finishing from state s after step t.
-  beta[last + S - 1] = 0.0;
-  if (S > 1) beta[last + S - 2] = 0.0;
   for (int64_t t = steps - 2; t >= 0; --t)
     for (int64_t s = 0; s < S; ++s) {
       auto next = [&](int64_t s2) { return beta[(t + 1) * S + s2] + lp[(t + 1) * classes + sym(s2)]; };
@@ -97,6 +100,8 @@ class CTC : public Loss {
     KCPP_CHECK(y_pred.rank() == 3, ValueError, "CTC: Logits `y_pred` are expected to be a tensor of shape "
                "`(batch_size, max_length, num_classes)`. Received: y_pred.shape=", shape_str(y_pred.shape()));
     const int64_t batch = y_pred.dim(0), steps = y_pred.dim(1), classes = y_pred.dim(2);
+    KCPP_CHECK(classes > 0, ValueError, "CTC: y_pred has no classes (shape ", shape_str(y_pred.shape()),
+               "); class 0 is the blank.");
     KCPP_CHECK(y_true.dim(0) == batch, ValueError, "CTC: y_true has ", y_true.dim(0), " samples, y_pred ", batch,
                ". Received: y_true.shape=", shape_str(y_true.shape()), ", y_pred.shape=", shape_str(y_pred.shape()));
     const Tensor labels = y_true.dtype() == DType::float32 ? y_true : y_true.astype(DType::float32);
@@ -115,6 +120,10 @@ class CTC : public Loss {
         const double v = std::trunc(static_cast<double>(row[j]));  // tf.cast to int32 truncates
         KCPP_CHECK(v >= 0 && v < static_cast<double>(classes), ValueError, "CTC: sample ", b, " has the label ", row[j],
                    " at position ", j, ", outside [0, ", classes, ") for y_pred of ", classes, " classes.");
+        // Keras counts the non-zero labels and reads that many from the start: a blank among them
+        // would be read as a label. The padding goes at the end.
+        KCPP_CHECK(v != 0, ValueError, "CTC: sample ", b, " has the blank 0 at position ", j, " (", row[j],
+                   ") before its last label: labels are padded with 0 at the end only.");
         seq.push_back(static_cast<int64_t>(v));
       }
       loss.data<float>()[b] = static_cast<float>(ctc_sample(logits.data<float>() + b * steps * classes, steps, classes,

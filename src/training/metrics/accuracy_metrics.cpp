@@ -145,7 +145,31 @@ class TopK : public MeanMetricWrapper {
 
 }  // namespace
 
+// "accuracy" for (batch, classes) predictions under a loss that does not tell the labels' form (a
+// Python function): Keras's is_binary_or_sparse_categorical reads it from y_true, sparse when y_true
+// has a lower rank or a last dim of 1; so does this, batch by batch, under the class it resolves to.
+class AccuracyByLabels : public MeanMetricWrapper {
+ public:
+  explicit AccuracyByLabels(const Json& c)
+      : MeanMetricWrapper(c, "CategoricalAccuracy", "accuracy"), categorical_(c), sparse_(c) {}
+  std::string class_name() const override { return sparse_seen_ ? "SparseCategoricalAccuracy" : "CategoricalAccuracy"; }
+  void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) override {
+    sparse_seen_ = y_true.rank() < y_pred.rank() ||
+                   (y_true.rank() > 0 && y_pred.rank() > 0 && y_true.dim(-1) == 1 && y_pred.dim(-1) > 1);
+    MeanMetricWrapper::update_state(y_true, y_pred, sample_weight);
+  }
+  NdArray values(const Tensor& y_true, const Tensor& y_pred) const override {
+    return sparse_seen_ ? sparse_.sample_values(y_true, y_pred) : categorical_.sample_values(y_true, y_pred);
+  }
+
+ private:
+  CategoricalAccuracy categorical_;
+  SparseCategoricalAccuracy sparse_;
+  bool sparse_seen_ = false;
+};
+
 MetricPtr make_accuracy_metric(const std::string& cls, const Json& c) {
+  if (cls == "AccuracyByLabels") return std::make_shared<AccuracyByLabels>(c);
   if (cls == "Accuracy") return std::make_shared<Accuracy>(c);
   if (cls == "BinaryAccuracy") return std::make_shared<BinaryAccuracy>(c);
   if (cls == "CategoricalAccuracy") return std::make_shared<CategoricalAccuracy>(c);

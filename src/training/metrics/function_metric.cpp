@@ -10,30 +10,31 @@ namespace {
 
 class FunctionMetric : public detail::MeanMetricWrapper {
  public:
-  FunctionMetric(std::shared_ptr<const Model> function, const std::string& name, const Json& serialized)
-      : MeanMetricWrapper(Json{{"name", name}}, "MeanMetricWrapper", name), function_(std::move(function)) {
-    KCPP_CHECK(function_ && function_->input_shapes().size() == 2 && function_->output_shapes().size() == 1,
-               ValueError, "Metric '", name, "': a metric function takes (y_true, y_pred) and gives one tensor");
+  FunctionMetric(std::shared_ptr<const Model> function, const std::string& name, const Json& serialized,
+                 losses::Retrace retrace)
+      : MeanMetricWrapper(Json{{"name", name}}, "MeanMetricWrapper", name),
+        traces_(std::move(function), std::move(retrace), "Metric", name) {
     config_["fn"] = serialized;
   }
 
  protected:
   detail::NdArray values(const Tensor& y_true, const Tensor& y_pred) const override {
     ops::NoRecord no_record;  // metrics are never differentiated
-    const Tensor aligned = losses::traced_y_true(*function_, "Metric", name(), y_true, y_pred);
+    auto [function, aligned] = traces_.for_batch(y_true, y_pred);
     const Tensor t = aligned.dtype() == DType::float32 ? aligned : aligned.astype(DType::float32);
     const Tensor p = y_pred.dtype() == DType::float32 ? y_pred : y_pred.astype(DType::float32);
-    return detail::to_nd(function_->graph().call({t, p}, CallContext())[0], name(), "values");
+    return detail::to_nd(function->graph().call({t, p}, CallContext())[0], name(), "values");
   }
 
  private:
-  std::shared_ptr<const Model> function_;
+  losses::FunctionTraces traces_;
 };
 
 }  // namespace
 
-MetricPtr from_function(std::shared_ptr<const Model> function, const std::string& name, const Json& serialized) {
-  return std::make_shared<FunctionMetric>(std::move(function), name, serialized);
+MetricPtr from_function(std::shared_ptr<const Model> function, const std::string& name, const Json& serialized,
+                        losses::Retrace retrace) {
+  return std::make_shared<FunctionMetric>(std::move(function), name, serialized, std::move(retrace));
 }
 
 }  // namespace kerascpp::metrics

@@ -68,10 +68,13 @@ MetricPtr get(const Json& identifier, const Shape& y_pred_shape, const std::stri
     if (lower == "accuracy" || lower == "acc") {
       // compile_utils.is_binary_or_sparse_categorical decides from y_true and y_pred: binary when
       // y_pred's last dim is 1; sparse when y_true has a lower rank (or a last dim of 1 against
-      // classes). kerascpp sees no y_true here: a sparse categorical crossentropy loss stands for it.
+      // classes). kerascpp sees no y_true here: a sparse categorical crossentropy loss stands for it;
+      // under a loss written in Python the metric reads it from the labels it is given.
       const bool binary = !y_pred_shape.empty() && y_pred_shape.back() == 1;
       const bool sparse = loss_name == "sparse_categorical_crossentropy" || loss_name == "SparseCategoricalCrossentropy";
-      cls = binary ? "BinaryAccuracy" : sparse ? "SparseCategoricalAccuracy" : "CategoricalAccuracy";
+      const bool python_loss = loss_name == "LossFunctionWrapper";
+      cls = binary ? "BinaryAccuracy" : sparse ? "SparseCategoricalAccuracy" : python_loss ? "AccuracyByLabels"
+                                                                                       : "CategoricalAccuracy";
     } else {
       cls = class_for(id);
     }

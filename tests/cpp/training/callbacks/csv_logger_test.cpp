@@ -57,10 +57,12 @@ TEST(CSVLogger, WritesArrayLogsAsKeras) {
   cb.on_train_begin(empty);
   l.set("loss", 0.5);
   l.set_array("precision", {0.45714285714285713, 0.5, 1.0 / 3.0});
+  l.set_array("tp", {1.4e6, 1e-4, 0.00012, 5e-5, 123456.0, 0.0});  // numpy's switch to scientific
   cb.on_epoch_end(0, l);
   cb.on_train_end(empty);
-  EXPECT_EQ(read_all(path), "epoch,loss,precision,val_loss,val_precision\r\n"
-                            "0,0.5,\"\"\"[0.45714286, 0.5, 0.33333334]\"\"\",NA,NA\r\n");
+  EXPECT_EQ(read_all(path), "epoch,loss,precision,tp,val_loss,val_precision,val_tp\r\n"
+                            "0,0.5,\"\"\"[0.45714286, 0.5, 0.33333334]\"\"\","
+                            "\"\"\"[1.4e+06, 1e-04, 0.00012, 5e-05, 123456.0, 0.0]\"\"\",NA,NA,NA\r\n");
 }
 
 }  // namespace
