@@ -277,6 +277,12 @@ struct LoadOptions {
   // does; the training config is kept either way.
   bool compile = true;
   CustomObjects custom_objects;  // Keras's custom_objects: layers by class name, tried first
+  // The saved compile config's losses and metrics that kerascpp does not know (a user's Python
+  // function or class, recorded by name): made by the caller for the entry as saved and the shape of
+  // the output it applies to; nullptr when the caller has none (the model then loads uncompiled,
+  // with a warning naming the entry).
+  std::function<losses::LossPtr(const Json& entry, const Shape& y_pred_shape)> custom_loss;
+  std::function<metrics::MetricPtr(const Json& entry, const Shape& y_pred_shape)> custom_metric;
 };
 
 // Loads a full model from a Keras file: legacy .h5 (Keras 2 standalone, tf.keras, Keras 3) or a

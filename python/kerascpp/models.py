@@ -384,10 +384,45 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     the file is read. A Lambda's function comes from custom_objects (under its name or the layer's), or
     is a Keras backend function kerascpp knows by name; the Python code stored in the file runs only
     with safe_mode=False, as in Keras."""
-    m = Model(_kerascpp.load_model(os.fspath(filepath), bool(compile), custom_objects, bool(safe_mode)))
+    m = Model(_kerascpp.load_model(os.fspath(filepath), bool(compile), custom_objects, bool(safe_mode),
+                                   _training_objects(custom_objects)))
     if compile and m.training_config and not m._m.compiled:
         _compile_from_training_config(m)
     return m
+
+
+def _training_objects(custom_objects):
+    """load_model's maker of the saved compile config's losses and metrics that kerascpp does not know:
+    the user's functions and classes from custom_objects, found as Keras finds them (a class by its
+    registered or class name, from its config; a function by its name), traced or wrapped for the
+    output's shape as compile() does."""
+    if not custom_objects:
+        return None
+    from . import _functions, metrics as metrics_module
+
+    def resolve(kind, entry_json, shape):
+        entry = json.loads(entry_json)
+        config = None
+        if isinstance(entry, str):
+            names = [entry]
+        elif isinstance(entry, dict) and entry.get("class_name") == "function":
+            names = [entry.get("config")]
+        elif isinstance(entry, dict):
+            names, config = [entry.get("registered_name"), entry.get("class_name")], entry.get("config") or {}
+        else:
+            return None
+        obj = next((custom_objects[n] for n in names if isinstance(n, str) and n in custom_objects), None)
+        if obj is None:
+            return None
+        if isinstance(obj, type):
+            obj = obj.from_config(config) if config is not None else obj()
+        if kind == "loss":
+            return _functions.loss(obj, shape) if _functions.is_python_loss(obj) else getattr(obj, "_native", None)
+        if _functions.is_function(obj):
+            return _functions.metric(obj, shape)
+        return metrics_module._compile_form(obj)[1] if isinstance(obj, metrics_module.Metric) else None
+
+    return resolve
 
 
 def _compile_from_training_config(model):

@@ -5,6 +5,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "common.h"
+#include "py_layer.h"  // PyRef
 
 namespace kcpy {
 
@@ -102,13 +103,34 @@ void bind_model(nb::module_& m) {
         self.load_weights(path, LoadWeightsOptions{by_name, skip_mismatch});
       }, nb::arg("path"), nb::arg("by_name") = false, nb::arg("skip_mismatch") = false);
 
-  m.def("load_model", [](const std::string& path, bool compile, nb::handle custom_objects, bool safe_mode) {
+  m.def("load_model", [](const std::string& path, bool compile, nb::handle custom_objects, bool safe_mode,
+                         nb::handle resolve) {
     LoadOptions options;
     options.compile = compile;
     options.custom_objects = make_custom_objects(custom_objects, safe_mode);
+    if (!resolve.is_none()) {
+      // resolve(kind, entry as JSON, output shape): the user's loss or metric from custom_objects, or None.
+      auto ref = std::make_shared<PyRef>(resolve);
+      auto make = [ref]<typename Ptr>(const char* kind, const Json& entry, const Shape& shape) -> Ptr {
+        nb::gil_scoped_acquire gil;
+        try {
+          nb::object r = ref->get()(kind, entry.dump(), shape_to_py(shape));
+          return r.is_none() ? nullptr : nb::cast<Ptr>(r);
+        } catch (const nb::python_error& e) {
+          rethrow_python(e, std::string("Making the ") + kind + " " + entry.dump() + " from custom_objects");
+        }
+      };
+      options.custom_loss = [make](const Json& entry, const Shape& shape) {
+        return make.template operator()<losses::LossPtr>("loss", entry, shape);
+      };
+      options.custom_metric = [make](const Json& entry, const Shape& shape) {
+        return make.template operator()<metrics::MetricPtr>("metric", entry, shape);
+      };
+    }
     nb::gil_scoped_release release;  // custom layers take the GIL back when they run Python
     return load_model(path, options);
-  }, nb::arg("path"), nb::arg("compile") = true, nb::arg("custom_objects") = nb::none(), nb::arg("safe_mode") = true);
+  }, nb::arg("path"), nb::arg("compile") = true, nb::arg("custom_objects") = nb::none(), nb::arg("safe_mode") = true,
+     nb::arg("resolve").none() = nb::none());
   m.def("model_from_json", [](const std::string& json, nb::handle custom_objects, bool safe_mode) {
     CustomObjects custom = make_custom_objects(custom_objects, safe_mode);
     nb::gil_scoped_release release;

@@ -93,7 +93,7 @@ Model load_h5(const io::H5File& file, const LoadOptions& options) {
   KCPP_CHECK(root.is_group("model_weights"), IOError, "Missing group \"model_weights\" in ", file.name());
   io::load_legacy_weights(model, root.group("model_weights"));
   if (options.compile) {
-    io::compile_from_saved_config(model, file.name());
+    io::compile_from_saved_config(model, file.name(), options);
     io::read_optimizer_legacy(model, root, file.name());
   }
   return model;
@@ -140,7 +140,7 @@ Model load_keras_archive(const io::ZipArchive& zip, const std::string& name, con
   io::load_keras3_weights(model, weights.root());
   load_assets(model, zip);
   if (options.compile) {
-    io::compile_from_saved_config(model, name);
+    io::compile_from_saved_config(model, name, options);
     io::read_optimizer_keras3(model, weights.root(), name);
   }
   return model;

@@ -1,5 +1,7 @@
 #include "io/optimizer_state.h"
 
+#include <algorithm>
+
 #include "kerascpp/warnings.h"
 
 #include "io/keras2_optimizer_layout.h"
@@ -61,6 +63,93 @@ Json loss_identifier(const Json& loss) {
   return loss;
 }
 
+// The losses and metrics of a saved compile config that kerascpp does not know, made by the caller's
+// hooks (LoadOptions::custom_loss / custom_metric) for each output they apply to.
+class CustomEntries {
+ public:
+  CustomEntries(const Model& model, const LoadOptions& options) : model_(model), options_(options) {}
+
+  // `raw`: the config's loss as saved; o.loss: the same as compile() takes it. Unknown entries, with a
+  // hook, turn the whole loss into objects, one per output.
+  void losses(const Json& raw, CompileOptions& o) const {
+    if (!options_.custom_loss || raw.is_null()) return;
+    const std::vector<std::string> names = model_.output_names();
+    std::vector<Json> per_output;  // the entry of each output, as saved
+    if (raw.is_object() && !raw.contains("class_name")) {
+      for (const std::string& n : names) per_output.push_back(raw.value(n, Json()));
+    } else if (raw.is_array() && raw.size() == names.size() && names.size() > 1) {
+      per_output.assign(raw.begin(), raw.end());
+    } else {
+      per_output.assign(names.size(), raw.is_array() && raw.size() == 1 ? raw[0] : raw);
+    }
+    bool custom = false;
+    for (const Json& e : per_output) custom = custom || (!e.is_null() && !known_loss(e));
+    if (!custom) return;
+    std::vector<losses::LossPtr> objects;
+    for (size_t i = 0; i < per_output.size(); ++i) {
+      const Json& e = per_output[i];
+      KCPP_CHECK(!e.is_null(), NotImplementedError, "output '", names[i], "' has no loss beside a custom one");
+      losses::LossPtr l = known_loss(e) ? losses::get(loss_identifier(e)) : options_.custom_loss(e, model_.output_shapes()[i]);
+      KCPP_CHECK(l != nullptr, ValueError, "Unknown loss ", e.dump(), " (pass it in custom_objects)");
+      objects.push_back(std::move(l));
+    }
+    o.loss_objects = std::move(objects);
+  }
+
+  // Metrics (identifiers after metric_identifiers / per_output_if_keras3): each unknown entry becomes a
+  // null placeholder and its object, made per output (a list for every output becomes one per output).
+  void metrics(Json& ids, std::map<std::string, std::vector<metrics::MetricPtr>>& by_output) const {
+    if (!options_.custom_metric || !has_unknown(ids)) return;
+    const std::vector<std::string> names = model_.output_names();
+    auto convert = [&](Json& list, size_t output) {
+      if (!list.is_array()) list = Json::array({list});
+      for (Json& e : list) {
+        if (e.is_null() || known_metric(e, output)) continue;
+        metrics::MetricPtr m = options_.custom_metric(e, model_.output_shapes()[output]);
+        KCPP_CHECK(m != nullptr, ValueError, "Unknown metric ", e.dump(), " (pass it in custom_objects)");
+        by_output[names[output]].push_back(std::move(m));
+        e = nullptr;
+      }
+    };
+    if (ids.is_object()) {  // by output name
+      for (size_t i = 0; i < names.size(); ++i)
+        if (ids.contains(names[i])) convert(ids[names[i]], i);
+      return;
+    }
+    const bool per_output = ids.is_array() && std::any_of(ids.begin(), ids.end(), [](const Json& e) { return e.is_array(); });
+    if (!per_output) ids = Json::array({ids.is_array() ? ids : Json::array({ids})});  // every output: one list each
+    if (!per_output && names.size() > 1) ids = Json(std::vector<Json>(names.size(), ids[0]));
+    for (size_t i = 0; i < ids.size() && i < names.size(); ++i) convert(ids[i], i);
+  }
+
+ private:
+  static bool known_loss(const Json& e) {
+    try {
+      losses::get(loss_identifier(e));
+      return true;
+    } catch (const Error&) {
+      return false;
+    }
+  }
+  bool known_metric(const Json& e, size_t output) const {
+    try {
+      metrics::get(e, model_.output_shapes()[output]);
+      return true;
+    } catch (const Error&) {
+      return false;
+    }
+  }
+  bool has_unknown(const Json& ids) const {
+    if (ids.is_array()) return std::any_of(ids.begin(), ids.end(), [&](const Json& e) { return has_unknown(e); });
+    if (ids.is_object() && !ids.contains("class_name"))
+      return std::any_of(ids.begin(), ids.end(), [&](const Json& e) { return has_unknown(e); });
+    return !ids.is_null() && !known_metric(ids, 0);
+  }
+
+  const Model& model_;
+  const LoadOptions& options_;
+};
+
 void assign_all(Model& model, const std::vector<Tensor>& values, const std::string& file, bool keras2) {
   optimizers::OptimizerPtr opt = model.optimizer();
   if (!opt || values.empty()) return;
@@ -108,7 +197,7 @@ void assign_slot_major(Model& model, const std::vector<std::string>& names, cons
 
 }  // namespace
 
-void compile_from_saved_config(Model& model, const std::string& file) {
+void compile_from_saved_config(Model& model, const std::string& file, const LoadOptions& options) {
   const Json& t = model.training_config();
   if (!t.is_object() || t.empty()) return;
   const Json optimizer = t.contains("optimizer") ? t["optimizer"] : t.value("optimizer_config", Json());
@@ -121,6 +210,10 @@ void compile_from_saved_config(Model& model, const std::string& file) {
     o.metrics = per_output_if_keras3(metric_identifiers(t.value("metrics", Json())), model, keras3);
     o.weighted_metrics = per_output_if_keras3(metric_identifiers(t.value("weighted_metrics", Json())), model, keras3);
     if (t.contains("loss_weights") && t["loss_weights"].is_array()) o.loss_weights = t["loss_weights"].get<std::vector<double>>();
+    const CustomEntries custom(model, options);
+    custom.losses(t.value("loss", Json()), o);
+    custom.metrics(o.metrics, o.output_metric_objects);
+    custom.metrics(o.weighted_metrics, o.output_weighted_metric_objects);
     model.compile(o);
   } catch (const Error& e) {
     warn(file, std::string("The model's training configuration could not be compiled, so it is loaded uncompiled (") +

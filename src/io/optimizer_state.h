@@ -17,9 +17,10 @@
 namespace kerascpp::io {
 
 // Compiles `model` from the training config it was loaded with (Keras 3 compile_config or a legacy
-// training_config). A config kerascpp cannot compile (a custom loss...) leaves the model
-// uncompiled with a warning on stderr, as Keras warns, and never fails the load.
-void compile_from_saved_config(Model& model, const std::string& file);
+// training_config). Losses and metrics kerascpp does not know come from options.custom_loss /
+// custom_metric; a config kerascpp still cannot compile leaves the model uncompiled with a warning on
+// stderr, as Keras warns, and never fails the load.
+void compile_from_saved_config(Model& model, const std::string& file, const LoadOptions& options = {});
 
 // Writers: nothing when the model is not compiled or its optimizer is not built yet.
 void write_optimizer_keras3(const Model& model, const H5WriteGroup& root);
