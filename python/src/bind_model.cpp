@@ -118,6 +118,8 @@ void bind_model(nb::module_& m) {
           return r.is_none() ? nullptr : nb::cast<Ptr>(r);
         } catch (const nb::python_error& e) {
           rethrow_python(e, std::string("Making the ") + kind + " " + entry.dump() + " from custom_objects");
+        } catch (const nb::cast_error&) {
+          KCPP_THROW(ValueError, "custom_objects made no kerascpp ", kind, " for ", entry.dump());
         }
       };
       options.custom_loss = [make](const Json& entry, const Shape& shape) {

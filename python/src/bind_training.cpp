@@ -208,10 +208,16 @@ class PyMetric final : public Metric {
                                       sample_weight.defined() ? to_numpy(sample_weight, true) : nb::none());
     });
   }
-  bool array_result() const override { return values().second; }
-  std::vector<double> result_array() const override { return values().first; }
+  // fit asks array_result() and then for the result: one Python result() call serves both.
+  bool array_result() const override {
+    nb::gil_scoped_acquire gil;
+    cached_.reset();
+    cached_ = values();
+    return cached_->second;
+  }
+  std::vector<double> result_array() const override { return take().first; }
   double result() const override {
-    auto [v, array] = values();
+    auto [v, array] = take();
     KCPP_CHECK(!array && v.size() == 1, ValueError, "Metric ", class_name(), " '", name(), "': result() gave ",
                v.size(), " values where a number was expected.");
     return v[0];
@@ -233,11 +239,17 @@ class PyMetric final : public Metric {
       rethrow_python(e, std::string("In ") + method + " of metric " + class_name() + " '" + name() + "'");
     }
   }
-  // result() as float64 values, and whether it is an array (ndim > 0): called once after each change
-  // of state (fit asks whether it is an array, then for it).
+  // The values array_result() read just before, else result() read now.
+  std::pair<std::vector<double>, bool> take() const {
+    nb::gil_scoped_acquire gil;
+    if (!cached_) return values();
+    auto out = std::move(*cached_);
+    cached_.reset();
+    return out;
+  }
+  // result() as float64 values, and whether it is an array (ndim > 0).
   std::pair<std::vector<double>, bool> values() const {
     nb::gil_scoped_acquire gil;
-    if (cached_) return *cached_;
     std::pair<std::vector<double>, bool> out;
     call("result", [&] {
       nb::module_ np = nb::module_::import_("numpy");
@@ -245,13 +257,12 @@ class PyMetric final : public Metric {
       out.second = nb::cast<int>(r.attr("ndim")) > 0;
       for (nb::handle v : r.attr("ravel")()) out.first.push_back(nb::cast<double>(v));
     });
-    cached_ = out;
     return out;
   }
 
   PyRef obj_;
   Json serialized_;
-  mutable std::optional<std::pair<std::vector<double>, bool>> cached_;  // guarded by the GIL
+  mutable std::optional<std::pair<std::vector<double>, bool>> cached_;  // array_result()'s read; the GIL guards it
 };
 
 void bind_metrics(nb::module_& m) {

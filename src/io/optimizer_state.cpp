@@ -63,14 +63,15 @@ Json loss_identifier(const Json& loss) {
   return loss;
 }
 
-// The losses and metrics of a saved compile config that kerascpp does not know, made by the caller's
-// hooks (LoadOptions::custom_loss / custom_metric) for each output they apply to.
+// The losses and metrics of a saved compile config that come from the caller (LoadOptions::custom_loss
+// / custom_metric), made for each output they apply to. As Keras looks in custom_objects before its
+// own names, the caller is asked first for every entry ("accuracy" aside, which compile resolves).
 class CustomEntries {
  public:
   CustomEntries(const Model& model, const LoadOptions& options) : model_(model), options_(options) {}
 
-  // `raw`: the config's loss as saved; o.loss: the same as compile() takes it. Unknown entries, with a
-  // hook, turn the whole loss into objects, one per output.
+  // `raw`: the config's loss as saved; o.loss: the same as compile() takes it. When the caller makes
+  // any entry, the whole loss becomes objects, one per output.
   void losses(const Json& raw, CompileOptions& o) const {
     if (!options_.custom_loss || raw.is_null()) return;
     const std::vector<std::string> names = model_.output_names();
@@ -82,70 +83,56 @@ class CustomEntries {
     } else {
       per_output.assign(names.size(), raw.is_array() && raw.size() == 1 ? raw[0] : raw);
     }
+    std::vector<losses::LossPtr> objects(per_output.size());
     bool custom = false;
-    for (const Json& e : per_output) custom = custom || (!e.is_null() && !known_loss(e));
-    if (!custom) return;
-    std::vector<losses::LossPtr> objects;
     for (size_t i = 0; i < per_output.size(); ++i) {
-      const Json& e = per_output[i];
-      KCPP_CHECK(!e.is_null(), NotImplementedError, "output '", names[i], "' has no loss beside a custom one");
-      losses::LossPtr l = known_loss(e) ? losses::get(loss_identifier(e)) : options_.custom_loss(e, model_.output_shapes()[i]);
-      KCPP_CHECK(l != nullptr, ValueError, "Unknown loss ", e.dump(), " (pass it in custom_objects)");
-      objects.push_back(std::move(l));
+      if (per_output[i].is_null()) continue;
+      objects[i] = options_.custom_loss(per_output[i], model_.output_shapes()[i]);
+      custom = custom || objects[i] != nullptr;
+    }
+    if (!custom) return;  // compile() reads the config as it is
+    for (size_t i = 0; i < per_output.size(); ++i) {
+      KCPP_CHECK(!per_output[i].is_null(), NotImplementedError, "output '", names[i], "' has no loss beside a custom one");
+      if (!objects[i]) objects[i] = losses::get(loss_identifier(per_output[i]));
     }
     o.loss_objects = std::move(objects);
   }
 
-  // Metrics (identifiers after metric_identifiers / per_output_if_keras3): each unknown entry becomes a
-  // null placeholder and its object, made per output (a list for every output becomes one per output).
+  // Metrics (identifiers after metric_identifiers / per_output_if_keras3): when the caller makes any
+  // entry, the metrics become one list per output, each made entry a null placeholder for its object.
   void metrics(Json& ids, std::map<std::string, std::vector<metrics::MetricPtr>>& by_output) const {
-    if (!options_.custom_metric || !has_unknown(ids)) return;
+    if (!options_.custom_metric || ids.is_null() || (ids.is_array() && ids.empty())) return;
     const std::vector<std::string> names = model_.output_names();
+    Json per = ids;  // the same, one entry (a list, or null) per output: a dict by name or a list of lists
+    if (!per.is_object() || per.contains("class_name")) {
+      const bool per_output = per.is_array() && std::any_of(per.begin(), per.end(), [](const Json& e) { return e.is_array(); });
+      if (!per_output) per = Json(std::vector<Json>(names.size(), per.is_array() ? per : Json::array({per})));
+    }
+    std::map<std::string, std::vector<metrics::MetricPtr>> made;
     auto convert = [&](Json& list, size_t output) {
+      if (list.is_null()) return;  // an output without metrics
       if (!list.is_array()) list = Json::array({list});
       for (Json& e : list) {
-        if (e.is_null() || known_metric(e, output)) continue;
-        metrics::MetricPtr m = options_.custom_metric(e, model_.output_shapes()[output]);
-        KCPP_CHECK(m != nullptr, ValueError, "Unknown metric ", e.dump(), " (pass it in custom_objects)");
-        by_output[names[output]].push_back(std::move(m));
-        e = nullptr;
+        if (e.is_null() || (e.is_string() && (e == "accuracy" || e == "acc"))) continue;
+        if (metrics::MetricPtr m = options_.custom_metric(e, model_.output_shapes()[output])) {
+          made[names[output]].push_back(std::move(m));
+          e = nullptr;
+        }
       }
     };
-    if (ids.is_object()) {  // by output name
-      for (size_t i = 0; i < names.size(); ++i)
-        if (ids.contains(names[i])) convert(ids[names[i]], i);
-      return;
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (per.is_object()) {
+        if (per.contains(names[i])) convert(per[names[i]], i);
+      } else if (i < per.size()) {
+        convert(per[i], i);
+      }
     }
-    const bool per_output = ids.is_array() && std::any_of(ids.begin(), ids.end(), [](const Json& e) { return e.is_array(); });
-    if (!per_output) ids = Json::array({ids.is_array() ? ids : Json::array({ids})});  // every output: one list each
-    if (!per_output && names.size() > 1) ids = Json(std::vector<Json>(names.size(), ids[0]));
-    for (size_t i = 0; i < ids.size() && i < names.size(); ++i) convert(ids[i], i);
+    if (made.empty()) return;  // compile() reads the config as it is
+    ids = std::move(per);
+    for (auto& [name, objects] : made) by_output[name] = std::move(objects);
   }
 
  private:
-  static bool known_loss(const Json& e) {
-    try {
-      losses::get(loss_identifier(e));
-      return true;
-    } catch (const Error&) {
-      return false;
-    }
-  }
-  bool known_metric(const Json& e, size_t output) const {
-    try {
-      metrics::get(e, model_.output_shapes()[output]);
-      return true;
-    } catch (const Error&) {
-      return false;
-    }
-  }
-  bool has_unknown(const Json& ids) const {
-    if (ids.is_array()) return std::any_of(ids.begin(), ids.end(), [&](const Json& e) { return has_unknown(e); });
-    if (ids.is_object() && !ids.contains("class_name"))
-      return std::any_of(ids.begin(), ids.end(), [&](const Json& e) { return has_unknown(e); });
-    return !ids.is_null() && !known_metric(ids, 0);
-  }
-
   const Model& model_;
   const LoadOptions& options_;
 };

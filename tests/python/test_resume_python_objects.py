@@ -47,8 +47,11 @@ def objects(keras):
         def result(self):
             return self.largest
 
+    def dice(y_true, y_pred):  # the user's own "dice": Keras takes custom_objects before its built-in
+        return keras.ops.mean(keras.ops.abs(y_true - y_pred) ** 1.5, axis=-1)
+
     return {"soft_huber": soft_huber, "worst_error": worst_error, "ScaledSquares": ScaledSquares,
-            "LargestError": LargestError}
+            "LargestError": LargestError, "dice": dice}
 
 def data():
     rng = np.random.default_rng(4)
@@ -59,6 +62,8 @@ def data():
 def continue_training(keras, path):
     x, y = data()
     model = keras.models.load_model(path, custom_objects=objects(keras))
+    if len(model.outputs) == 2:
+        y = [y[:, :1], y]
     h = model.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
     return {k: [float(v) for v in vs] for k, vs in h.history.items()}
 """
@@ -80,11 +85,27 @@ def save(keras, loss, path):
     model.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
     model.save(path)
 
+def save_two_outputs(keras, path):
+    # A loss per output (one the user's "dice"), and metrics for the second output only.
+    objs = objects(keras)
+    x, y = data()
+    inp = keras.Input((5,))
+    h = keras.layers.Dense(6, activation="tanh")(inp)
+    model = keras.Model(inp, [keras.layers.Dense(1, name="a")(h), keras.layers.Dense(2, name="b")(h)])
+    r = np.random.default_rng(6)
+    model.set_weights([r.normal(scale=0.5, size=v.shape).astype("float32") for v in model.get_weights()])
+    model.compile(optimizer=keras.optimizers.Adam(0.03), loss={"a": objs["dice"], "b": "mse"},
+                  metrics=[None, [objs["worst_error"], "mae"]])
+    model.fit(x, [y[:, :1], y], batch_size=8, epochs=2, shuffle=False, verbose=0)
+    model.save(path)
+
 out = {}
 for loss in ("soft_huber", "ScaledSquares"):
     path = f"{sys.argv[1]}/{loss}.keras"
     save(keras, loss, path)
     out[loss] = continue_training(keras, path)
+save_two_outputs(keras, f"{sys.argv[1]}/two_outputs.keras")
+out["two_outputs"] = continue_training(keras, f"{sys.argv[1]}/two_outputs.keras")
 print("RESULT" + json.dumps(out))
 """
 
@@ -100,7 +121,7 @@ def keras_files(tmp_path_factory):
     return d, json.loads(line[0][len("RESULT"):])
 
 
-@pytest.mark.parametrize("loss", ["soft_huber", "ScaledSquares"])
+@pytest.mark.parametrize("loss", ["soft_huber", "ScaledSquares", "two_outputs"])
 def test_a_keras_file_compiled_with_python_objects_resumes_as_keras(keras_files, loss):
     d, ref = keras_files
     scope = {}

@@ -3,15 +3,21 @@
 // (keras/src/layers/normalization/batch_normalization.py; tf_keras's batch_normalization.py).
 // momentum, synchronized and renorm_* only matter in training. Variables, in Keras's creation
 // order: gamma (scale=True), beta (center=True), moving_mean, moving_variance, and with renorm=True
-// moving_stddev, renorm_mean, renorm_stddev (kept for loading and saving; inference uses the moving
-// mean and variance, as both Keras versions do).
+// moving_stddev, renorm_mean, renorm_stddev (inference uses the moving mean and variance, as both
+// Keras versions do). Training with tf_keras's renorm=True (batch renormalization, Ioffe 2017) as
+// tf_keras's _renorm_correction_and_moments: the batch is normalised by its own moments, then scaled
+// by r = stddev / renorm_stddev and shifted by d = (mean - renorm_mean) / renorm_stddev (clipped by
+// renorm_clipping, no gradient); renorm_mean / renorm_stddev move with renorm_momentum, moving_mean and
+// moving_stddev with momentum, and moving_variance = relu(moving_stddev^2 - epsilon).
 //
 // axis: an int (Keras 3, channels_first is axis=1) or, in tf_keras files, a list. One axis gives
 // weights of shape (channels,); several axes give weights of the input's rank with 1 on the other
 // dims, as tf_keras creates them. tf_keras's virtual_batch_size is refused: tf_keras saves it with
 // an axis shifted by one, so that neither tf_keras nor Keras 3 can load such a file back.
 #include <algorithm>
+#include <cmath>
 #include <numeric>
+#include <optional>
 
 #include "layers/layer_list.h"
 #include "layers/normalization/axes.h"
@@ -30,7 +36,19 @@ class BatchNormalization : public Layer {
         center_(get<bool>(config, "center", true)),
         scale_(get<bool>(config, "scale", true)),
         renorm_(get<bool>(config, "renorm", false)),
-        momentum_(get<float>(config, "momentum", 0.99f)) {
+        momentum_(get<float>(config, "momentum", 0.99f)),
+        renorm_momentum_(get<float>(config, "renorm_momentum", 0.99f)) {
+    const Json clipping = config.value("renorm_clipping", Json());
+    KCPP_CHECK(clipping.is_null() || clipping.is_object(), ValueError, "Layer '", name(), "' (BatchNormalization): "
+               "`renorm_clipping` must be a dict of rmin, rmax and dmax. Received: renorm_clipping=", clipping.dump());
+    const Json clip_keys = clipping.is_object() ? clipping : Json::object();
+    for (const auto& [key, value] : clip_keys.items()) {
+      KCPP_CHECK(key == "rmin" || key == "rmax" || key == "dmax", ValueError, "Layer '", name(), "' (BatchNormalization): "
+                 "Received invalid keys for `renorm_clipping` argument: ", key, ". Supported values: ['rmax', 'rmin', 'dmax'].");
+      KCPP_CHECK(value.is_null() || value.is_number(), ValueError, "Layer '", name(), "' (BatchNormalization): "
+                 "renorm_clipping[\"", key, "\"] must be a number. Received: ", value.dump());
+      if (value.is_number()) (key == "rmin" ? rmin_ : key == "rmax" ? rmax_ : dmax_) = value.get<float>();
+    }
     KCPP_CHECK(get<int64_t>(config, "virtual_batch_size", 0) == 0, NotImplementedError, "Layer '", name(),
                "' (BatchNormalization) uses `virtual_batch_size` (tf_keras ghost batch normalization), which "
                "kerascpp does not support. Received: virtual_batch_size=", config["virtual_batch_size"].dump());
@@ -55,8 +73,6 @@ class BatchNormalization : public Layer {
     KCPP_CHECK(!batch_stats || !ctx.mask(0).defined(), NotImplementedError, "Layer '", name(),
                "' (BatchNormalization) cannot train on a masked input (Keras computes the batch statistics over "
                "the unmasked steps only)");
-    KCPP_CHECK(!batch_stats || !renorm_, NotImplementedError, "Layer '", name(),
-               "' (BatchNormalization) cannot train with renorm=True");
     const Tensor& x = in[0];
     const int64_t n = moving_mean_->value().size();
     auto flat = [n](const VariablePtr& v) { return v ? v->value().reshape({n}) : Tensor(); };
@@ -74,17 +90,51 @@ class BatchNormalization : public Layer {
       const Tensor mean = ops::reduce_mean(t, others);
       const Tensor centred = ops::binary(ops::BinaryOp::subtract, t, mean.reshape(kept));
       const Tensor variance = ops::reduce_mean(ops::unary(ops::UnaryOp::square, centred), others);
-      if (ctx.updates) {
-        ops::NoRecord pause;
-        auto moved = [&](const VariablePtr& v, const Tensor& stat) {
-          Tensor m = ops::binary(ops::BinaryOp::add, ops::scale_shift(flat(v), momentum_, 0.f),
-                                 ops::scale_shift(stat, 1.f - momentum_, 0.f));
-          ctx.updates->emplace_back(v, m.reshape(v->shape()));
-        };
-        moved(moving_mean_, mean);
-        moved(moving_variance_, variance);
+      auto moved = [&](const VariablePtr& v, const Tensor& stat, float momentum) {
+        return ops::binary(ops::BinaryOp::add, ops::scale_shift(flat(v), momentum, 0.f),
+                           ops::scale_shift(stat, 1.f - momentum, 0.f));
+      };
+      if (!renorm_) {
+        if (ctx.updates) {
+          ops::NoRecord pause;
+          ctx.updates->emplace_back(moving_mean_, moved(moving_mean_, mean, momentum_).reshape(moving_mean_->shape()));
+          ctx.updates->emplace_back(moving_variance_, moved(moving_variance_, variance, momentum_).reshape(moving_variance_->shape()));
+        }
+        return ops::batch_normalization(t, mean, variance, flat(beta_), flat(gamma_), axis, epsilon_);
       }
-      return ops::batch_normalization(t, mean, variance, flat(beta_), flat(gamma_), axis, epsilon_);
+      // Batch renormalization: r and d from the statistics before this batch's update, held constant.
+      std::vector<float> r(static_cast<size_t>(n)), d(static_cast<size_t>(n)), stddev(static_cast<size_t>(n));
+      {
+        ops::NoRecord pause;
+        const Tensor rm = flat(renorm_mean_), rs = flat(renorm_stddev_);
+        const Tensor& bm = mean, &bv = variance;
+        for (int64_t c = 0; c < n; ++c) {
+          stddev[c] = std::sqrt(bv.data<float>()[c] + epsilon_);
+          const float s = std::max(rs.data<float>()[c], std::sqrt(epsilon_));
+          float rc = stddev[c] / s, dc = (bm.data<float>()[c] - rm.data<float>()[c]) / s;
+          if (rmin_) rc = std::max(rc, *rmin_);
+          if (rmax_) rc = std::min(rc, *rmax_);
+          if (dmax_) dc = std::min(std::max(dc, -*dmax_), *dmax_);
+          r[c] = rc, d[c] = dc;
+        }
+        if (ctx.updates) {
+          const Tensor sd = Tensor::from_vector({n}, stddev);
+          ctx.updates->emplace_back(renorm_mean_, moved(renorm_mean_, mean, renorm_momentum_).reshape(renorm_mean_->shape()));
+          ctx.updates->emplace_back(renorm_stddev_, moved(renorm_stddev_, sd, renorm_momentum_).reshape(renorm_stddev_->shape()));
+          ctx.updates->emplace_back(moving_mean_, moved(moving_mean_, mean, momentum_).reshape(moving_mean_->shape()));
+          const Tensor new_stddev = moved(moving_stddev_, sd, momentum_);
+          ctx.updates->emplace_back(moving_stddev_, new_stddev.reshape(moving_stddev_->shape()));
+          const Tensor var = ops::unary(ops::UnaryOp::relu, ops::scale_shift(ops::unary(ops::UnaryOp::square, new_stddev), 1.f, -epsilon_));
+          ctx.updates->emplace_back(moving_variance_, var.reshape(moving_variance_->shape()));
+        }
+      }
+      // (x_hat * r + d) * gamma + beta: scale r * gamma, offset d * gamma + beta (_compose_transforms).
+      const Tensor rt = Tensor::from_vector({n}, r), dt = Tensor::from_vector({n}, d);
+      const Tensor gamma = flat(gamma_), beta = flat(beta_);
+      const Tensor scale = gamma.defined() ? ops::binary(ops::BinaryOp::multiply, rt, gamma) : rt;
+      Tensor offset = gamma.defined() ? ops::binary(ops::BinaryOp::multiply, dt, gamma) : dt;
+      if (beta.defined()) offset = ops::binary(ops::BinaryOp::add, offset, beta);
+      return ops::batch_normalization(t, mean, variance, offset, scale, axis, epsilon_);
     };
     if (axes_.size() == 1) return {bn(x, axes_[0])};
     if (adjacent(axes_)) {  // merge the block of axes into one: a view
@@ -126,9 +176,9 @@ class BatchNormalization : public Layer {
     moving_mean_ = add_weight("moving_mean", param, false);
     moving_variance_ = add_weight("moving_variance", param, false);
     if (renorm_) {
-      add_weight("moving_stddev", param, false);
-      add_weight("renorm_mean", param, false);
-      add_weight("renorm_stddev", param, false);
+      moving_stddev_ = add_weight("moving_stddev", param, false);
+      renorm_mean_ = add_weight("renorm_mean", param, false);
+      renorm_stddev_ = add_weight("renorm_stddev", param, false);
     }
   }
 
@@ -136,11 +186,13 @@ class BatchNormalization : public Layer {
   std::vector<int> axis_;  // as configured
   float epsilon_;
   bool center_, scale_, renorm_;
-  float momentum_;
+  float momentum_, renorm_momentum_;
+  std::optional<float> rmin_, rmax_, dmax_;  // renorm_clipping
   std::vector<int> axes_;  // normalised, sorted, distinct (after build)
   size_t rank_ = 0;
   Shape built_shape_;
   VariablePtr gamma_, beta_, moving_mean_, moving_variance_;
+  VariablePtr moving_stddev_, renorm_mean_, renorm_stddev_;  // renorm=True
 };
 
 }  // namespace

@@ -59,19 +59,27 @@ std::pair<std::shared_ptr<const Model>, Tensor> FunctionTraces::for_batch(const 
   KCPP_CHECK(fits(traced_pred, y_pred), ValueError, what_, " '", name_, "' is a Python function traced for y_pred of "
              "shape ", shape_str(traced_pred), " (the output's); y_pred has shape ", shape_str(y_pred.shape()), ".");
   if (fits(first_->input_shapes()[0], t)) return {first_, t};
+  // The shape to trace for: y_true's, None where the batch is and where the output's traced shape has
+  // None at the same place (a sequence length), so that one trace serves every length (Keras's
+  // reduce_retracing).
   Shape key = t.shape();
-  if (!key.empty()) key[0] = -1;
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (auto it = retraced_.find(key); it != retraced_.end()) return {it->second, t};
+  for (size_t d = 0; d < key.size(); ++d)
+    if (d == 0 || (d < traced_pred.size() && traced_pred[d] < 0)) key[d] = -1;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = retraced_.find(key); it != retraced_.end()) return {it->second, t};
+  }
   KCPP_CHECK(retrace_, ValueError, what_, " '", name_, "' is a Python function traced for y_true of shape ",
              shape_str(first_->input_shapes()[0]), "; y_true has shape ", shape_str(y_true.shape()),
              ". Give labels of that shape, or use a built-in ", what_ == std::string("Loss") ? "loss" : "metric",
              " for other labels.");
-  std::shared_ptr<const Model> traced = retrace_(key);  // the Python package traces it again (GIL)
+  // Traced without the lock held: the Python package takes the GIL, which a caller holding the GIL
+  // may be waiting to give up while it waits for this lock.
+  std::shared_ptr<const Model> traced = retrace_(key);
   KCPP_CHECK(traced && traced->input_shapes().size() == 2 && fits(traced->input_shapes()[0], t), ValueError, what_,
              " '", name_, "': tracing it again for y_true of shape ", shape_str(key), " gave no function of that shape.");
-  retraced_[key] = traced;
-  return {traced, t};
+  std::lock_guard<std::mutex> lock(mutex_);
+  return {retraced_.emplace(key, traced).first->second, t};  // a trace made meanwhile by another thread wins
 }
 
 LossPtr from_function(std::shared_ptr<const Model> function, const Json& config, const Json& serialized, Retrace retrace) {
