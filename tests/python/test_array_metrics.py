@@ -3,15 +3,10 @@ F1Score / FBetaScore with average=None) and AUC over several labels (multi_label
 label_weights, the PR-gain curve): per-epoch History, evaluate() and CSVLogger rows against real Keras 3
 (run in its own process) from the same weights and data; and the callbacks that cannot take an array
 (TensorBoard, a monitored array) refusing it by name, as Keras fails there too."""
-import csv
-import json
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
+import keras_reference
 import kerascpp as keras
 
 # The same script runs in real Keras and in kerascpp: `keras` is whichever module runs it.
@@ -91,14 +86,9 @@ print("RESULT" + json.dumps(run_all(keras, sys.argv[1])))
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     ref_dir, my_dir = tmp_path_factory.mktemp("keras"), tmp_path_factory.mktemp("kerascpp")
-    env = dict(os.environ, KERAS_BACKEND="tensorflow", TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    r = subprocess.run([sys.executable, "-c", KERAS_REFERENCE, str(ref_dir)], capture_output=True, text=True, env=env)
-    line = [l for l in r.stdout.splitlines() if l.startswith("RESULT")]
-    if not line:  # Keras and TensorFlow are pinned test dependencies: their absence is a failure
-        pytest.fail("real Keras did not run: " + r.stderr[-800:])
     scope = {}
     exec(CASES, scope)
-    return json.loads(line[0][len("RESULT"):]), scope["run_all"](keras, str(my_dir)), ref_dir
+    return keras_reference.run(KERAS_REFERENCE, ref_dir), scope["run_all"](keras, str(my_dir)), ref_dir
 
 
 def close(mine, ref, what):

@@ -3,13 +3,11 @@ moments corrected by r and d from the renorm statistics, clipped by renorm_clipp
 from moving_stddev): a tf_keras .h5 loaded into kerascpp and trained on the same data gives tf_keras's
 per-epoch losses and the same seven variables. tf_keras runs in its own process."""
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
+import keras_reference
 import kerascpp as keras
 
 REFERENCE = r"""
@@ -46,12 +44,7 @@ print("RESULT" + json.dumps(out))
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     d = tmp_path_factory.mktemp("renorm")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    r = subprocess.run([sys.executable, "-c", REFERENCE, str(d)], capture_output=True, text=True, env=env)
-    line = [l for l in r.stdout.splitlines() if l.startswith("RESULT")]
-    if not line:  # tf_keras is a pinned test dependency: its absence is a failure
-        pytest.fail("tf_keras did not run: " + r.stderr[-800:])
-    return d, json.loads(line[0][len("RESULT"):])
+    return d, keras_reference.run(REFERENCE, d)
 
 
 @pytest.mark.parametrize("name", ["clipped", "plain"])

@@ -2,17 +2,12 @@
 Metric subclass resumes training in kerascpp: load_model(custom_objects=...) compiles it from its
 compile config with the user's objects (traced or run in Python as compile() does) and restores the
 optimizer state, so the next epochs equal real Keras's own continuation of the same file."""
-import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
+import keras_reference
 import kerascpp as keras
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 OBJECTS = r"""
 import numpy as np
@@ -113,12 +108,7 @@ print("RESULT" + json.dumps(out))
 @pytest.fixture(scope="module")
 def keras_files(tmp_path_factory):
     d = tmp_path_factory.mktemp("resume")
-    env = dict(os.environ, KERAS_BACKEND="tensorflow", TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    r = subprocess.run([sys.executable, "-c", KERAS_REFERENCE, str(d)], capture_output=True, text=True, env=env)
-    line = [l for l in r.stdout.splitlines() if l.startswith("RESULT")]
-    if not line:  # Keras and TensorFlow are pinned test dependencies: their absence is a failure
-        pytest.fail("real Keras did not run: " + r.stderr[-800:])
-    return d, json.loads(line[0][len("RESULT"):])
+    return d, keras_reference.run(KERAS_REFERENCE, d)
 
 
 @pytest.mark.parametrize("loss", ["soft_huber", "ScaledSquares", "two_outputs"])
