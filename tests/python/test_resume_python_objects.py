@@ -127,3 +127,31 @@ def test_without_custom_objects_the_file_loads_uncompiled_with_a_warning_naming_
     with pytest.warns(UserWarning, match="soft_huber"):
         model = keras.models.load_model(str(d / "soft_huber.keras"))
     assert not model._m.compiled
+
+
+KERAS_CONTINUES = OBJECTS + r"""
+import json, sys
+import keras
+print("RESULT" + json.dumps(continue_training(keras, sys.argv[1])))
+"""
+
+
+def test_a_kerascpp_file_compiled_with_python_objects_resumes_in_keras(tmp_path):
+    # The other way: compile_config records the user's function and classes as Keras 3 does, so that
+    # Keras reloads them from custom_objects and continues as kerascpp continues.
+    scope = {}
+    exec(OBJECTS, scope)
+    objs = scope["objects"](keras)
+    x, y = scope["data"]()
+    inp = keras.Input((5,))
+    model = keras.Model(inp, keras.layers.Dense(2)(keras.layers.Dense(6, activation="tanh")(inp)))
+    model.compile(optimizer=keras.optimizers.Adam(0.03), loss=objs["soft_huber"],
+                  metrics=[objs["worst_error"], objs["LargestError"](), "mae"])
+    model.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+    path = tmp_path / "mine.keras"
+    model.save(path)
+    ref = keras_reference.run(KERAS_CONTINUES, path)
+    mine = scope["continue_training"](keras, str(path))
+    assert sorted(mine) == sorted(ref)
+    for key, values in ref.items():
+        np.testing.assert_allclose(mine[key], values, rtol=1e-4, atol=1e-6, err_msg=key)

@@ -16,6 +16,9 @@ class FunctionMetric : public detail::MeanMetricWrapper {
         traces_(std::move(function), std::move(retrace), "Metric", name) {
     config_["fn"] = serialized;
   }
+  // compile_config records the function itself, as Keras 3 does ({"class_name": "function", ...}), so
+  // that Keras reloads it from custom_objects.
+  Json serialize() const override { return config_["fn"]; }
 
  protected:
   detail::NdArray values(const Tensor& y_true, const Tensor& y_pred) const override {
