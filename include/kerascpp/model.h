@@ -283,6 +283,8 @@ struct LoadOptions {
   // with a warning naming the entry).
   std::function<losses::LossPtr(const Json& entry, const Shape& y_pred_shape)> custom_loss;
   std::function<metrics::MetricPtr(const Json& entry, const Shape& y_pred_shape)> custom_metric;
+  // The same for the optimizer's learning-rate schedule (a user's LearningRateSchedule subclass).
+  std::function<optimizers::SchedulePtr(const Json& entry)> custom_schedule;
 };
 
 // Loads a full model from a Keras file: legacy .h5 (Keras 2 standalone, tf.keras, Keras 3) or a

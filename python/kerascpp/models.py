@@ -392,13 +392,13 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
 
 
 def _training_objects(custom_objects):
-    """load_model's maker of the saved compile config's losses and metrics that kerascpp does not know:
-    the user's functions and classes from custom_objects, found as Keras finds them (a class by its
-    registered or class name, from its config; a function by its name), traced or wrapped for the
-    output's shape as compile() does."""
+    """load_model's maker of the saved compile config's losses, metrics and learning-rate schedule that
+    are the user's: their functions and classes from custom_objects, found as Keras finds them (a class
+    by its registered or class name, from its config; a function by its name), traced or wrapped for
+    the output's shape as compile() does. None: kerascpp's own."""
     if not custom_objects:
         return None
-    from . import _functions, metrics as metrics_module
+    from . import _functions, _schedules, metrics as metrics_module
 
     def resolve(kind, entry_json, shape):
         entry = json.loads(entry_json)
@@ -416,6 +416,10 @@ def _training_objects(custom_objects):
             return None
         if isinstance(obj, type):
             obj = obj.from_config(config) if config is not None else obj()
+        if kind == "schedule":
+            if isinstance(obj, _schedules.LearningRateSchedule):
+                return _kerascpp.schedule_from_python(obj) if obj._runs_in_python() else obj._native
+            return None
         if kind == "loss":
             return _functions.loss(obj, shape) if _functions.is_python_loss(obj) else getattr(obj, "_native", None)
         if _functions.is_function(obj):

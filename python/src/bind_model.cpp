@@ -128,6 +128,9 @@ void bind_model(nb::module_& m) {
       options.custom_metric = [make](const Json& entry, const Shape& shape) {
         return make.template operator()<metrics::MetricPtr>("metric", entry, shape);
       };
+      options.custom_schedule = [make](const Json& entry) {
+        return make.template operator()<optimizers::SchedulePtr>("schedule", entry, Shape{});
+      };
     }
     nb::gil_scoped_release release;  // custom layers take the GIL back when they run Python
     return load_model(path, options);

@@ -162,6 +162,8 @@ void bind_optimizers(nb::module_& m) {
       .def("set_python_schedule", [](Optimizer& self, nb::handle schedule) {
         self.set_schedule(std::make_shared<PySchedule>(schedule));
       }, nb::arg("schedule"));
+  m.def("schedule_from_python", [](nb::handle schedule) -> optimizers::SchedulePtr { return std::make_shared<PySchedule>(schedule); },
+        nb::arg("schedule"));
   m.def("optimizer_get", [](const std::string& identifier) {
     return optimizers::get(parse(identifier, "optimizer"));
   });

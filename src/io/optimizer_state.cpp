@@ -70,6 +70,21 @@ class CustomEntries {
  public:
   CustomEntries(const Model& model, const LoadOptions& options) : model_(model), options_(options) {}
 
+  // An optimizer whose learning rate is a schedule the caller makes: built with a stand-in rate, then
+  // given the schedule, as compile(optimizer=Adam(MySchedule())) does.
+  void optimizer(const Json& saved, CompileOptions& o) const {
+    if (!options_.custom_schedule || !saved.is_object() || !saved.contains("config") || !saved["config"].is_object())
+      return;
+    const Json lr = saved["config"].value("learning_rate", Json());
+    if (!lr.is_object()) return;
+    optimizers::SchedulePtr schedule = options_.custom_schedule(lr);
+    if (!schedule) return;
+    Json config = saved;
+    config["config"]["learning_rate"] = 0.001;  // stands in until the schedule is set
+    o.optimizer_object = optimizers::get(config);
+    o.optimizer_object->set_schedule(std::move(schedule));
+  }
+
   // `raw`: the config's loss as saved; o.loss: the same as compile() takes it. When the caller makes
   // any entry, the whole loss becomes objects, one per output.
   void losses(const Json& raw, CompileOptions& o) const {
@@ -198,6 +213,7 @@ void compile_from_saved_config(Model& model, const std::string& file, const Load
     o.weighted_metrics = per_output_if_keras3(metric_identifiers(t.value("weighted_metrics", Json())), model, keras3);
     if (t.contains("loss_weights") && t["loss_weights"].is_array()) o.loss_weights = t["loss_weights"].get<std::vector<double>>();
     const CustomEntries custom(model, options);
+    custom.optimizer(optimizer, o);
     custom.losses(t.value("loss", Json()), o);
     custom.metrics(o.metrics, o.output_metric_objects);
     custom.metrics(o.weighted_metrics, o.output_weighted_metric_objects);

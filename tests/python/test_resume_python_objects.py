@@ -1,5 +1,5 @@
-"""A Keras 3 file compiled with a user's Python loss function, Loss subclass, metric function and
-Metric subclass resumes training in kerascpp: load_model(custom_objects=...) compiles it from its
+"""A Keras 3 file compiled with a user's Python loss function, Loss subclass, metric function,
+Metric subclass and LearningRateSchedule subclass resumes training in kerascpp: load_model(custom_objects=...) compiles it from its
 compile config with the user's objects (traced or run in Python as compile() does) and restores the
 optimizer state, so the next epochs equal real Keras's own continuation of the same file."""
 
@@ -45,8 +45,19 @@ def objects(keras):
     def dice(y_true, y_pred):  # the user's own "dice": Keras takes custom_objects before its built-in
         return keras.ops.mean(keras.ops.abs(y_true - y_pred) ** 1.5, axis=-1)
 
+    class Warmup(keras.optimizers.schedules.LearningRateSchedule):  # the transformer guide's
+        def __init__(self, d_model=16, warmup_steps=4):
+            self.d_model, self.warmup_steps = d_model, warmup_steps
+
+        def __call__(self, step):
+            step = keras.ops.cast(step, "float32") + 1.0
+            return keras.ops.minimum(keras.ops.rsqrt(step), step * self.warmup_steps ** -1.5) * self.d_model ** -0.5
+
+        def get_config(self):
+            return {"d_model": self.d_model, "warmup_steps": self.warmup_steps}
+
     return {"soft_huber": soft_huber, "worst_error": worst_error, "ScaledSquares": ScaledSquares,
-            "LargestError": LargestError, "dice": dice}
+            "LargestError": LargestError, "dice": dice, "Warmup": Warmup}
 
 def data():
     rng = np.random.default_rng(4)
@@ -75,7 +86,8 @@ def save(keras, loss, path):
     model = keras.Model(inp, keras.layers.Dense(2)(h))
     r = np.random.default_rng(2)
     model.set_weights([r.normal(scale=0.5, size=v.shape).astype("float32") for v in model.get_weights()])
-    model.compile(optimizer=keras.optimizers.Adam(0.03), loss=objs[loss] if loss == "soft_huber" else objs[loss](scale=2.0),
+    optimizer = keras.optimizers.Adam(objs["Warmup"](16, 4) if loss == "soft_huber" else 0.03)
+    model.compile(optimizer=optimizer, loss=objs[loss] if loss == "soft_huber" else objs[loss](scale=2.0),
                   metrics=[objs["worst_error"], objs["LargestError"](), "mae"])
     model.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
     model.save(path)
@@ -124,7 +136,10 @@ def test_a_keras_file_compiled_with_python_objects_resumes_as_keras(keras_files,
 
 def test_without_custom_objects_the_file_loads_uncompiled_with_a_warning_naming_the_entry(keras_files):
     d, _ = keras_files
-    with pytest.warns(UserWarning, match="soft_huber"):
+    with pytest.warns(UserWarning, match=r"loaded uncompiled \(Could not interpret loss identifier: .*ScaledSquares"):
+        model = keras.models.load_model(str(d / "ScaledSquares.keras"))
+    assert not model._m.compiled
+    with pytest.warns(UserWarning, match=r"loaded uncompiled \(Unknown learning rate schedule: 'Warmup'"):
         model = keras.models.load_model(str(d / "soft_huber.keras"))
     assert not model._m.compiled
 
