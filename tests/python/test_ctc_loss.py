@@ -12,7 +12,7 @@ import kerascpp as keras
 CASES = r"""
 import numpy as np
 
-def run_all(keras):
+def run_all(keras, save_to=None):
     rng = np.random.default_rng(5)
     x = rng.normal(size=(12, 8, 4)).astype("float32")
     y = rng.integers(1, 5, size=(12, 3)).astype("int32")
@@ -31,21 +31,27 @@ def run_all(keras):
                       verbose=0)
         out[name] = {"loss": [float(v) for v in h.history["loss"]],
                      "evaluate": float(model.evaluate(x, y, batch_size=4, verbose=0))}
+        if save_to and name == "class":  # the file, and Keras's own continuation of it
+            model.save(save_to)
+            more = model.fit(x, y, sample_weight=w, batch_size=4, epochs=2, shuffle=False, verbose=0)
+            out["continued"] = [float(v) for v in more.history["loss"]]
+    out["data"] = {"x": x.tolist(), "y": y.tolist(), "w": w.tolist()}
     return out
 """
 
 KERAS_REFERENCE = CASES + r"""
-import json
+import json, sys
 import keras
-print("RESULT" + json.dumps(run_all(keras)))
+print("RESULT" + json.dumps(run_all(keras, sys.argv[1])))
 """
 
 
 @pytest.fixture(scope="module")
-def runs():
+def runs(tmp_path_factory):
     scope = {}
     exec(CASES, scope)
-    return keras_reference.run(KERAS_REFERENCE), scope["run_all"](keras)
+    path = tmp_path_factory.mktemp("ctc") / "ctc.keras"
+    return keras_reference.run(KERAS_REFERENCE, path), scope["run_all"](keras), path
 
 
 @pytest.mark.parametrize("name", ["class", "name"])
@@ -54,6 +60,15 @@ def test_ctc_trains_as_keras(runs, name):
     # tf.nn.ctc_loss runs its recursion in float32, kerascpp in float64: 1e-4 relative over 3 epochs.
     np.testing.assert_allclose(mine["loss"], ref["loss"], rtol=1e-4)
     np.testing.assert_allclose(mine["evaluate"], ref["evaluate"], rtol=1e-4)
+
+
+def test_a_keras_file_compiled_with_ctc_resumes_as_keras(runs):
+    ref, _, path = runs
+    model = keras.models.load_model(str(path))
+    data = ref["data"]
+    x, y, w = (np.array(data[k], dtype) for k, dtype in (("x", "float32"), ("y", "int32"), ("w", "float32")))
+    h = model.fit(x, y, sample_weight=w, batch_size=4, epochs=2, shuffle=False, verbose=0)
+    np.testing.assert_allclose(h.history["loss"], ref["continued"], rtol=1e-4)  # with Adam's state
 
 
 def test_ctc_refuses_shapes_by_name():
