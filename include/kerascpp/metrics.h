@@ -43,7 +43,8 @@ class Metric {
   virtual void reset_state() = 0;
   virtual Json get_config() const;
   // How compile_config records the metric: {"module": "keras.metrics", "class_name", "config",
-  // "registered_name"}; a metric written in Python gives its own module and class.
+  // "registered_name"}; a metric written in Python gives its own module and class, a metric function
+  // the function itself ({"class_name": "function", ...}), as Keras 3 records them.
   virtual Json serialize() const;
 
  protected:
