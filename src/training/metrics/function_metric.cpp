@@ -3,6 +3,7 @@
 #include "kerascpp/losses.h"
 #include "kerascpp/model.h"
 #include "ops/tape.h"
+#include "training/losses/loss_utils.h"
 #include "training/metrics/metric_utils.h"
 
 namespace kerascpp::metrics {
@@ -24,8 +25,8 @@ class FunctionMetric : public detail::MeanMetricWrapper {
   detail::NdArray values(const Tensor& y_true, const Tensor& y_pred) const override {
     ops::NoRecord no_record;  // metrics are never differentiated
     auto [function, aligned] = traces_.for_batch(y_true, y_pred);
-    const Tensor t = aligned.dtype() == DType::float32 ? aligned : aligned.astype(DType::float32);
-    const Tensor p = y_pred.dtype() == DType::float32 ? y_pred : y_pred.astype(DType::float32);
+    const Tensor t = losses::detail::as_float(aligned, name(), "y_true");
+    const Tensor p = losses::detail::as_float(y_pred, name(), "y_pred");
     return detail::to_nd(function->graph().call({t, p}, CallContext())[0], name(), "values");
   }
 
