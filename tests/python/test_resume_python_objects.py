@@ -1,7 +1,10 @@
 """A Keras 3 file compiled with a user's Python loss function, Loss subclass, metric function,
-Metric subclass and LearningRateSchedule subclass resumes training in kerascpp: load_model(custom_objects=...) compiles it from its
-compile config with the user's objects (traced or run in Python as compile() does) and restores the
-optimizer state, so the next epochs equal real Keras's own continuation of the same file."""
+Metric subclass and LearningRateSchedule subclass resumes training in kerascpp:
+load_model(custom_objects=...) compiles it from its compile config with the user's objects (traced or
+run in Python as compile() does) and restores the optimizer state, so the next epochs equal real
+Keras's own continuation of the same file; and the entries that cannot be made are named."""
+import json
+import zipfile
 
 import numpy as np
 import pytest
@@ -170,3 +173,44 @@ def test_a_kerascpp_file_compiled_with_python_objects_resumes_in_keras(tmp_path)
     assert sorted(mine) == sorted(ref)
     for key, values in ref.items():
         np.testing.assert_allclose(mine[key], values, rtol=1e-4, atol=1e-6, err_msg=key)
+
+
+def test_bad_custom_entries_are_named(tmp_path):
+    scope = {}
+    exec(OBJECTS, scope)
+    objs = scope["objects"](keras)
+    # A loss for one output only, and that one the user's: refused by name at load (a warning; the
+    # model loads uncompiled), as compile() refuses an output without a loss beside a custom one.
+    inp = keras.Input((5,))
+    h = keras.layers.Dense(6, activation="tanh")(inp)
+    model = keras.Model(inp, [keras.layers.Dense(1, name="a")(h), keras.layers.Dense(2, name="b")(h)])
+    model.compile(optimizer="adam", loss={"a": objs["soft_huber"], "b": "mse"})
+    model.save(tmp_path / "two.keras")
+    with zipfile.ZipFile(tmp_path / "two.keras") as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    config = json.loads(members["config.json"])
+    loss = config["compile_config"]["loss"]
+    config["compile_config"]["loss"] = {"a": loss["a"] if isinstance(loss, dict) else loss[0]}
+    members["config.json"] = json.dumps(config).encode()
+    with zipfile.ZipFile(tmp_path / "one_loss.keras", "w") as z:
+        for n, data in members.items():
+            z.writestr(n, data)
+    with pytest.warns(UserWarning, match="output 'b' has no loss beside a custom one"):
+        loaded = keras.models.load_model(str(tmp_path / "one_loss.keras"), custom_objects=objs)
+    assert not loaded._m.compiled
+
+    # A Python metric given for every output is copied per output by from_config(get_config()); a
+    # class whose __init__ cannot take its config is named.
+    class NoConfig(keras.metrics.Metric):
+        def __init__(self):
+            super().__init__(name="no_config")
+            self.total = self.add_variable(shape=(), name="total")
+
+        def update_state(self, y_true, y_pred, sample_weight=None):
+            self.total.assign_add(1.0)
+
+        def result(self):
+            return self.total
+
+    with pytest.raises(TypeError, match="Metric NoConfig 'no_config' is given for every output"):
+        model.compile(optimizer="adam", loss="mse", metrics=[NoConfig()])
