@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "support/process.h"
-#include "io/npy.h"
+#include "io/npy/npy.h"
 #include "kerascpp/model.h"
 
 namespace {

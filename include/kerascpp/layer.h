@@ -29,6 +29,7 @@ namespace kerascpp {
 using Json = nlohmann::json;
 
 class Layer;
+struct BuildBudget;  // layers/build_budget.h
 
 // The states of a model's stateful RNN layers for one stream of calls (Keras's layer.states), owned by
 // the caller, never by the shared model: each stream keeps its own, and predict stays const. A call
@@ -208,12 +209,17 @@ class Layer : public std::enable_shared_from_this<Layer> {
   // The index of a new call of this layer on symbolic tensors (models/keras_tensor.cpp): orders a
   // shared layer's calls.
   int count_call() { return calls_++; }
+  // Loaders (io/load_model.cpp): the budget that this layer's and its sublayers' weights are drawn
+  // from while they are built (layers/build_budget.h); nullptr: none. Not owned.
+  void set_build_budget(BuildBudget* budget);
 
  protected:
   // Layers call this from do_build(); the variable starts zeroed.
   VariablePtr add_weight(const std::string& name, const Shape& shape, bool trainable = true,
                          DType dtype = DType::float32);
   virtual void do_build(const std::vector<Shape>& input_shapes) {}
+  // The budget a sublayer made in do_build() is given (set_build_budget) before it is built.
+  BuildBudget* build_budget() const { return budget_; }
   // Throws ValueError "Layer 'name' (Class) expects N input(s). Received: M" when counts differ.
   void expect_inputs(const std::vector<Shape>& shapes, size_t n) const;
 
@@ -227,6 +233,7 @@ class Layer : public std::enable_shared_from_this<Layer> {
   bool keras2_ = false;
   std::atomic<int> calls_{0};
   std::vector<VariablePtr> variables_;
+  BuildBudget* budget_ = nullptr;
 };
 
 using LayerPtr = std::shared_ptr<Layer>;

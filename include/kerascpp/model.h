@@ -272,6 +272,26 @@ class Model {
   bool integer_ids_ = false;  // a layer reads integer ids (models::reads_integer_ids), found at construction
 };
 
+// What a model file may ask of kerascpp, checked before memory is taken (design.md, "Limits before
+// allocations"): a file over a limit is refused with a ValueError naming the member or the layer, the
+// value and the limit, and nothing is allocated for it. The defaults are far above what real Keras
+// models reach and far below what would exhaust a machine (docs/reliability.md gives both); raise one
+// for a model that needs it.
+struct LoadLimits {
+  uint64_t max_config_bytes = 64ull << 20;  // a JSON config: config.json, model_config, training_config
+  int max_json_depth = 256;                 // nesting of [ ] and { } in one
+  uint64_t max_layers = 100'000;            // layers of the model, nested models' counted
+  uint64_t max_nodes = 1'000'000;           // layer calls in its graphs
+  // The bytes of all the variables the config makes. 0: four times the bytes of the file's weights
+  // (the .h5 file, or the .keras archive's weights member) plus 16 MiB, since every weight is read
+  // from the file and a stored value takes at least a quarter of the bytes of its variable.
+  uint64_t max_weight_bytes = 0;
+  int max_rank = 32;                             // of any tensor in the graph (HDF5's own bound)
+  uint64_t max_tensor_elements = 1ull << 32;     // of any layer output (None counted as 1)
+  uint64_t max_member_bytes = 64ull << 30;       // a .keras member, inflated
+  double max_compression_ratio = 200;            // inflated / stored bytes of a DEFLATE member over 1 MiB
+};
+
 struct LoadOptions {
   // Compile the model from its saved training config and restore the optimizer state, as Keras
   // does; the training config is kept either way.
@@ -285,6 +305,7 @@ struct LoadOptions {
   std::function<metrics::MetricPtr(const Json& entry, const Shape& y_pred_shape)> custom_metric;
   // The same for the optimizer's learning-rate schedule (a user's LearningRateSchedule subclass).
   std::function<optimizers::SchedulePtr(const Json& entry)> custom_schedule;
+  LoadLimits limits;  // what the file may ask for
 };
 
 // Loads a full model from a Keras file: legacy .h5 (Keras 2 standalone, tf.keras, Keras 3) or a

@@ -9,6 +9,9 @@ from . import _data, _kerascpp
 from ._builder import CLASSES, KerasTensor, NativeLayer, _next_seed, _symbolic, call_symbolic
 from ._training import TrainingMixin, _batch_size, _samples
 
+# load_model's limits by default (C++ LoadLimits): a file asking for more is refused.
+LOAD_LIMITS = _kerascpp.load_limits()
+
 
 def _wrap_layer(layer, owner):
     py = _kerascpp.python_instance(layer)  # custom layers: the user's own object
@@ -379,13 +382,19 @@ class Sequential(Model):
         return super().__call__(inputs, training=training, mask=mask)
 
 
-def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
+def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **limits):
     """Loads a Keras model file (.keras, or legacy .h5 from Keras 2 or 3). The GIL is released while
     the file is read. A Lambda's function comes from custom_objects (under its name or the layer's), or
     is a Keras backend function kerascpp knows by name; the Python code stored in the file runs only
-    with safe_mode=False, as in Keras."""
+    with safe_mode=False, as in Keras.
+
+    limits: what the file may ask for, checked before memory is taken (C++ LoadLimits; the defaults
+    are in kerascpp.models.LOAD_LIMITS): max_config_bytes, max_json_depth, max_layers, max_nodes,
+    max_weight_bytes (0: four times the file's weights plus 16 MiB), max_rank, max_tensor_elements,
+    max_member_bytes, max_compression_ratio. A file over one is refused with a ValueError naming the
+    member or layer, the value and the limit."""
     m = Model(_kerascpp.load_model(os.fspath(filepath), bool(compile), custom_objects, bool(safe_mode),
-                                   _training_objects(custom_objects)))
+                                   _training_objects(custom_objects), limits))
     if compile and m.training_config and not m._m.compiled:
         _compile_from_training_config(m)
     return m

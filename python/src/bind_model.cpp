@@ -8,6 +8,51 @@
 #include "py_layer.h"  // PyRef
 
 namespace kcpy {
+namespace {
+
+// Every LoadLimits field by its C++ name, for load_model's keyword arguments.
+template <typename L, typename F>
+void for_each_limit(L& l, F&& f) {
+  f("max_config_bytes", l.max_config_bytes);
+  f("max_json_depth", l.max_json_depth);
+  f("max_layers", l.max_layers);
+  f("max_nodes", l.max_nodes);
+  f("max_weight_bytes", l.max_weight_bytes);
+  f("max_rank", l.max_rank);
+  f("max_tensor_elements", l.max_tensor_elements);
+  f("max_member_bytes", l.max_member_bytes);
+  f("max_compression_ratio", l.max_compression_ratio);
+}
+
+// load_model(..., max_layers=...): TypeError for a name LoadLimits lacks, ValueError for a negative value.
+LoadLimits load_limits(const nb::dict& given) {
+  LoadLimits limits;
+  size_t used = 0;
+  for_each_limit(limits, [&](const char* name, auto& field) {
+    if (!given.contains(name)) return;
+    ++used;
+    using T = std::remove_reference_t<decltype(field)>;
+    nb::handle value = given[name];
+    const bool ok = std::is_floating_point_v<T> ? nb::isinstance<nb::float_>(value) || nb::isinstance<nb::int_>(value)
+                                                : nb::isinstance<nb::int_>(value) && !nb::isinstance<nb::bool_>(value);
+    if (!ok)
+      throw nb::type_error(("load_model(" + std::string(name) + "=...): expected " +
+                            (std::is_floating_point_v<T> ? "a number" : "an integer")).c_str());
+    KCPP_CHECK(nb::cast<double>(value) >= 0, ValueError, "load_model(", name, "=", nb::cast<double>(value),
+               "): a limit cannot be negative");
+    field = std::is_floating_point_v<T> ? static_cast<T>(nb::cast<double>(value)) : nb::cast<T>(value);
+  });
+  if (used != given.size())
+    for (auto [key, value] : given) {
+      bool known = false;
+      for_each_limit(limits, [&](const char* name, auto&) { known = known || nb::cast<std::string>(key) == name; });
+      if (!known) throw nb::type_error(("load_model() got an unexpected keyword argument '" + nb::cast<std::string>(key) + "'").c_str());
+    }
+  return limits;
+}
+
+}  // namespace
+
 
 namespace {
 nb::list arrays_from(const std::vector<Tensor>& ts) {
@@ -104,9 +149,10 @@ void bind_model(nb::module_& m) {
       }, nb::arg("path"), nb::arg("by_name") = false, nb::arg("skip_mismatch") = false);
 
   m.def("load_model", [](const std::string& path, bool compile, nb::handle custom_objects, bool safe_mode,
-                         nb::handle resolve) {
+                         nb::handle resolve, nb::dict limits) {
     LoadOptions options;
     options.compile = compile;
+    options.limits = load_limits(limits);
     options.custom_objects = make_custom_objects(custom_objects, safe_mode);
     if (!resolve.is_none()) {
       // resolve(kind, entry as JSON, output shape): the user's loss or metric from custom_objects, or None.
@@ -135,7 +181,13 @@ void bind_model(nb::module_& m) {
     nb::gil_scoped_release release;  // custom layers take the GIL back when they run Python
     return load_model(path, options);
   }, nb::arg("path"), nb::arg("compile") = true, nb::arg("custom_objects") = nb::none(), nb::arg("safe_mode") = true,
-     nb::arg("resolve").none() = nb::none());
+     nb::arg("resolve").none() = nb::none(), nb::arg("limits") = nb::dict());
+  m.def("load_limits", [] {  // the defaults, by name
+    nb::dict d;
+    const LoadLimits defaults;
+    for_each_limit(defaults, [&](const char* name, auto value) { d[name] = value; });
+    return d;
+  });
   m.def("model_from_json", [](const std::string& json, nb::handle custom_objects, bool safe_mode) {
     CustomObjects custom = make_custom_objects(custom_objects, safe_mode);
     nb::gil_scoped_release release;

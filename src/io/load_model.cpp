@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "io/config_dialect.h"
+#include "io/model_builder.h"
 #include "io/python_json.h"
 #include "io/optimizer_state.h"
 #include "io/hdf5/hdf5_file.h"
@@ -16,6 +17,7 @@
 #include "core/naming.h"
 #include "models/functional.h"
 #include "layers/initializers.h"
+#include "layers/build_budget.h"
 
 namespace kerascpp {
 namespace {
@@ -49,18 +51,29 @@ Form sniff_file(const std::string& path) {
              ". kerascpp loads .keras archives and legacy .h5 files (the file is neither a zip archive nor HDF5).");
 }
 
-Json parse_json(const std::string& text, const std::string& where) {
+Json parse_json(const std::string& text, const std::string& where, const LoadLimits& limits) {
+  KCPP_CHECK(text.size() <= limits.max_config_bytes, ValueError, "The ", where, " is ", text.size(),
+             " bytes, over the limit of ", limits.max_config_bytes, " (LoadLimits::max_config_bytes)");
+  io::check_json_depth(text, limits.max_json_depth, "The " + where);
   try {
     return io::parse_python_json(text);
   } catch (const Json::exception& e) {
-    KCPP_THROW(ValueError, "Invalid JSON in ", where, ": ", e.what());
+    KCPP_THROW(ValueError, "Invalid JSON in the ", where, ": ", e.what());
   }
 }
 
-Model build(Json raw_config, int major, Json training_config, const CustomObjects& custom) {
-  Json canon = io::canonical_model_config(std::move(raw_config), major);
-  auto graph = std::make_shared<models::Functional>(canon["class_name"].get<std::string>(), canon["config"], &custom);
-  return Model(std::move(graph), std::move(training_config));
+// A JSON member of a .keras archive, refused by its declared size before it is inflated.
+Json parse_member(const io::ZipArchive& zip, const std::string& member, const LoadLimits& limits) {
+  const std::string where = member + " of " + zip.name();
+  const uint64_t size = zip.checked_size(member);
+  KCPP_CHECK(size <= limits.max_config_bytes, ValueError, "The ", where, " declares ", size,
+             " bytes, over the limit of ", limits.max_config_bytes, " (LoadLimits::max_config_bytes)");
+  io::ZipMember m = zip.member(member);
+  return parse_json(std::string(m.data, m.size), where, limits);
+}
+
+Model build(Json raw_config, int major, Json training_config, const CustomObjects& custom, BuildBudget* budget = nullptr) {
+  return io::build_model(std::move(raw_config), major, std::move(training_config), custom, budget);
 }
 
 // Runs f; an error from building the model gets the file's name in front.
@@ -85,11 +98,15 @@ Model load_h5(const io::H5File& file, const LoadOptions& options) {
              (root.has_attr("layer_names") ? ": it holds only weights. Build the model (model_from_json) and call load_weights."
                                            : "."));
   const std::string version = root.has_attr("keras_version") ? root.attr_string("keras_version") : "";
+  const LoadLimits& limits = options.limits;
   Json training;
   if (root.has_attr("training_config"))
-    training = parse_json(root.attr_string("training_config"), "the training_config of " + file.name());
-  Json config = parse_json(root.attr_string("model_config"), "the model_config of " + file.name());
-  Model model = with_file_context(file.name(), [&] { return build(std::move(config), io::keras_major(version), std::move(training), custom); });
+    training = parse_json(root.attr_string("training_config"), "training_config of " + file.name(), limits);
+  Json config = parse_json(root.attr_string("model_config"), "model_config of " + file.name(), limits);
+  BuildBudget budget = io::budget_of(limits, file.size(), file.name());
+  Model model = with_file_context(file.name(), [&] {
+    return build(std::move(config), io::keras_major(version), std::move(training), custom, &budget);
+  });
   KCPP_CHECK(root.is_group("model_weights"), IOError, "Missing group \"model_weights\" in ", file.name());
   io::load_legacy_weights(model, root.group("model_weights"));
   if (options.compile) {
@@ -119,22 +136,25 @@ void load_assets(Model& model, const io::ZipArchive& zip) {
   });
 }
 
-Model load_keras_archive(const io::ZipArchive& zip, const std::string& name, const LoadOptions& options) {
+Model load_keras_archive(io::ZipArchive zip, const std::string& name, const LoadOptions& options) {
   const CustomObjects& custom = options.custom_objects;
+  const LoadLimits& limits = options.limits;
+  zip.set_limits({limits.max_member_bytes, limits.max_compression_ratio});
   KCPP_CHECK(zip.has("config.json"), IOError, "Invalid .keras archive ", name, ": it has no config.json member");
-  auto cm = zip.member("config.json");
-  Json config = parse_json(std::string(cm.data, cm.size), "config.json of " + name);
+  Json config = parse_member(zip, "config.json", limits);
   int major = 3;
   if (zip.has("metadata.json")) {
-    auto mm = zip.member("metadata.json");
-    Json meta = parse_json(std::string(mm.data, mm.size), "metadata.json of " + name);
-    major = io::keras_major(meta.value("keras_version", std::string("3")));
+    Json meta = parse_member(zip, "metadata.json", limits);
+    major = io::keras_major(meta.is_object() ? meta.value("keras_version", std::string("3")) : std::string("3"));
   }
-  Json training = config.is_object() ? config.value("compile_config", Json::object()) : Json::object();
-  Model model = with_file_context(name, [&] { return build(std::move(config), major, training.is_null() ? Json::object() : training, custom); });
   if (zip.has("model.weights.npz") && !zip.has("model.weights.h5"))
     KCPP_THROW(NotImplementedError, "The archive ", name, " stores its weights as model.weights.npz, which kerascpp does not read yet");
   KCPP_CHECK(zip.has("model.weights.h5"), IOError, "Invalid .keras archive ", name, ": it has no model.weights.h5 member");
+  BuildBudget budget = io::budget_of(limits, zip.checked_size("model.weights.h5"), name + "/model.weights.h5");
+  Json training = config.is_object() ? config.value("compile_config", Json::object()) : Json::object();
+  Model model = with_file_context(name, [&] {
+    return build(std::move(config), major, training.is_null() ? Json::object() : training, custom, &budget);
+  });
   auto wm = zip.member("model.weights.h5");
   io::H5File weights = io::H5File::open_image(wm.data, wm.size, name + "/model.weights.h5", wm.keepalive);
   io::load_keras3_weights(model, weights.root());
@@ -147,6 +167,36 @@ Model load_keras_archive(const io::ZipArchive& zip, const std::string& name, con
 }
 
 }  // namespace
+
+// What the model a file describes may take: its weights are read from `weight_bytes` bytes of
+// `weights`, so they cannot be much more (LoadLimits::max_weight_bytes).
+BuildBudget io::budget_of(const LoadLimits& limits, uint64_t weight_bytes, const std::string& weights) {
+  BuildBudget b;
+  b.max_layers = limits.max_layers;
+  b.max_nodes = limits.max_nodes;
+  b.max_rank = limits.max_rank;
+  b.max_tensor_elements = limits.max_tensor_elements;
+  if (limits.max_weight_bytes > 0) {
+    b.max_weight_bytes = limits.max_weight_bytes;
+  } else {
+    constexpr uint64_t kSlack = 16u << 20;
+    b.max_weight_bytes = weight_bytes > (UINT64_MAX - kSlack) / 4 ? UINT64_MAX : 4 * weight_bytes + kSlack;
+    b.weight_limit = "LoadLimits::max_weight_bytes: four times the " + std::to_string(weight_bytes) + " bytes of " +
+                     weights + " plus 16 MiB";
+  }
+  return b;
+}
+
+Model io::build_model(Json raw_config, int major, Json training_config, const CustomObjects& custom, BuildBudget* budget) {
+  try {
+    Json canon = io::canonical_model_config(std::move(raw_config), major);
+    auto graph = std::make_shared<models::Functional>(canon["class_name"].get<std::string>(), canon["config"], &custom,
+                                                      nullptr, budget);
+    return Model(std::move(graph), std::move(training_config));
+  } catch (const Json::exception& e) {  // a value of the wrong JSON type outside any layer's config
+    KCPP_THROW(ValueError, "Invalid model config: ", e.what());
+  }
+}
 
 Model load_model(const std::string& path, const LoadOptions& options) {
   switch (sniff_file(path)) {
@@ -177,7 +227,7 @@ Model model_from_config(const Json& config, const CustomObjects& custom) {
 }
 
 Model model_from_json(const std::string& json, const CustomObjects& custom) {
-  return model_from_config(parse_json(json, "the model JSON"), custom);
+  return model_from_config(parse_json(json, "model JSON", LoadLimits{}), custom);
 }
 
 namespace {

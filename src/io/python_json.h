@@ -16,6 +16,10 @@ namespace kerascpp::io {
 // Json::parse of text with Python's bare NaN / Infinity / -Infinity outside strings read as those
 // doubles. Throws Json::parse_error as Json::parse does.
 Json parse_python_json(const std::string& text);
+// ValueError naming `where`, the byte and the limit when [ ] and { } outside strings nest deeper than
+// max_depth in text (LoadLimits::max_json_depth): checked before parsing, which, like every walk
+// of a config, recurses once per level.
+void check_json_depth(const std::string& text, int max_depth, const std::string& where);
 // j.dump() with non-finite floats written as Python's bare tokens (Json::dump writes null for them).
 std::string dump_python_json(const Json& j);
 

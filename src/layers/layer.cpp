@@ -1,5 +1,8 @@
 #include "kerascpp/layer.h"
 
+#include <new>
+
+#include "layers/build_budget.h"
 #include "layers/config_utils.h"
 
 namespace kerascpp {
@@ -24,8 +27,17 @@ Layer::Layer(const Json& config) : config_(config) {
 
 void Layer::build(const std::vector<Shape>& input_shapes) {
   if (built_) return;
+  if (budget_)
+    for (Layer* sub : sublayers())  // null before build in some layers (attention's projections)
+      if (sub && !sub->budget_) sub->set_build_budget(budget_);
   do_build(input_shapes);
   built_ = true;
+}
+
+void Layer::set_build_budget(BuildBudget* budget) {
+  budget_ = budget;
+  for (Layer* sub : sublayers())
+    if (sub) sub->set_build_budget(budget);
 }
 
 void Layer::set_trainable(bool value) {
@@ -44,7 +56,15 @@ VariablePtr Layer::add_weight(const std::string& name, const Shape& shape, bool 
     KCPP_CHECK(d >= 0, ValueError, "Layer '", name_, "' cannot create weight '", name,
                "' with an unknown dimension: shape=", shape_str(shape),
                ". Its input shape must be fully known (except the batch size).");
-  auto v = std::make_shared<Variable>(name, name_ + "/" + name, Tensor::zeros(shape, dtype), trainable);
+  if (budget_) budget_->take_weight(*this, name, shape, dtype);
+  Tensor value;
+  try {
+    value = Tensor::zeros(shape, dtype);
+  } catch (const std::bad_alloc&) {
+    KCPP_THROW(ValueError, "Layer '", name_, "' (", class_name(), ") cannot allocate weight '", name, "' of shape ",
+               shape_str(shape), " (", dtype_name(dtype), "): out of memory");
+  }
+  auto v = std::make_shared<Variable>(name, name_ + "/" + name, std::move(value), trainable);
   variables_.push_back(v);
   return v;
 }

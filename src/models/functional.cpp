@@ -18,7 +18,8 @@ namespace kerascpp::models {
 
 bool is_model_class(const std::string& c) { return c == "Functional" || c == "Model" || c == "Sequential"; }
 
-LayerPtr make_layer_or_model(const std::string& class_name, const Json& config, const CustomObjects* custom) {
+LayerPtr make_layer_or_model(const std::string& class_name, const Json& config, const CustomObjects* custom,
+                             BuildBudget* budget) {
   // A Lambda's function: the caller's under the function's name or the layer's, else kerascpp's own
   // when the name is a Keras backend function (layers/core/lambda.cpp), else the caller's for every
   // Lambda (custom "Lambda": C++ layers::lambda, Python's safe_mode=False).
@@ -42,7 +43,7 @@ LayerPtr make_layer_or_model(const std::string& class_name, const Json& config, 
       return layer;
     }
   }
-  if (is_model_class(class_name)) return std::make_shared<Functional>(class_name, config, custom);
+  if (is_model_class(class_name)) return std::make_shared<Functional>(class_name, config, custom, nullptr, budget);
   return make_layer(class_name, config);
 }
 
@@ -51,10 +52,11 @@ bool is_ref_triple(const Json& j) { return j.is_array() && j.size() == 3 && j[0]
 }  // namespace
 
 Functional::Functional(const std::string& class_name, const Json& config, const CustomObjects* custom,
-                       const std::map<std::string, LayerPtr>* existing)
-    : Layer(config), class_name_(class_name), custom_(custom), existing_(existing) {
+                       const std::map<std::string, LayerPtr>* existing, BuildBudget* budget)
+    : Layer(config), class_name_(class_name), custom_(custom), existing_(existing), load_budget_(budget) {
   KCPP_CHECK(config.is_object() && config.contains("layers") && config["layers"].is_array(), ValueError,
              "Invalid config of model '", name(), "' (", class_name, "): expected a `layers` list");
+  if (load_budget_) load_budget_->take_layers(config["layers"].size(), name());
   propagated_masks_ = config.value("kerascpp_propagated_masks", false);
   config_.erase("kerascpp_propagated_masks");
   if (class_name == "Sequential")
@@ -71,6 +73,8 @@ Functional::Functional(const std::string& class_name, const Json& config, const 
   if (class_name != "Sequential") complete_tensor_configs();
   custom_ = nullptr;
   existing_ = nullptr;
+  if (load_budget_) set_build_budget(nullptr);  // this model and every layer in it
+  load_budget_ = nullptr;
 }
 
 // Keras 3 needs the shape and dtype of every tensor reference in a config; configs converted from
@@ -93,6 +97,18 @@ void Functional::complete_tensor_configs() {
 }
 
 void Functional::add_layer(const Json& entry) {
+  try {
+    add_layer_entry(entry);
+  } catch (const Json::exception& e) {  // a value of the wrong JSON type in the layer's config
+    std::string which = "#" + std::to_string(layers_.size());
+    if (entry.is_object() && entry.contains("config") && entry["config"].is_object() &&
+        entry["config"].contains("name") && entry["config"]["name"].is_string())
+      which = "'" + entry["config"]["name"].get<std::string>() + "'";
+    KCPP_THROW(ValueError, "Invalid config of layer ", which, " in model '", name(), "': ", e.what());
+  }
+}
+
+void Functional::add_layer_entry(const Json& entry) {
   KCPP_CHECK(entry.is_object() && entry.contains("class_name") && entry.contains("config"), ValueError,
              "Invalid layer entry in the config of model '", name(), "': ", entry.dump().substr(0, 200));
   const std::string cls = entry["class_name"].get<std::string>();
@@ -101,7 +117,7 @@ void Functional::add_layer(const Json& entry) {
     auto made = existing_->find(entry["config"].value("name", std::string()));
     if (made != existing_->end()) layer = made->second;
   }
-  if (!layer) layer = make_layer_or_model(cls, entry["config"], custom_);
+  if (!layer) layer = make_layer_or_model(cls, entry["config"], custom_, load_budget_);
   KCPP_CHECK(!layer_index_.count(layer->name()), ValueError, "The name '", layer->name(),
              "' is used 2 times in model '", name(), "'. All layer names should be unique.");
   layer_index_[layer->name()] = static_cast<int>(layers_.size());
@@ -133,6 +149,7 @@ void Functional::build_sequential(const Json& config) {
   KCPP_CHECK(!entries.empty() && entries[0].value("class_name", std::string()) == "InputLayer", ValueError,
              "Sequential model '", name(), "' has no input shape: it was saved before it was built. Build it "
              "(e.g. start it with keras.Input) and save it again.");
+  if (load_budget_) load_budget_->take_nodes(entries.size(), name());
   for (const auto& e : entries) {
     add_layer(e);
     Node n;
@@ -152,6 +169,12 @@ void Functional::build_functional(const Json& config) {
   const Json& entries = config["layers"];
   for (const auto& e : entries) add_layer(e);
   // Allocate every node first: a shared layer's later call may feed a layer listed before it.
+  if (load_budget_) {
+    uint64_t calls = 0;
+    for (size_t i = 0; i < layers_.size(); ++i)
+      calls += layers_[i]->class_name() == "InputLayer" ? 1 : entries[i].value("inbound_nodes", Json::array()).size();
+    load_budget_->take_nodes(calls, name());
+  }
   for (size_t i = 0; i < layers_.size(); ++i) {
     const Json& inbound = entries[i].value("inbound_nodes", Json::array());
     size_t count = layers_[i]->class_name() == "InputLayer" ? 1 : inbound.size();
@@ -224,32 +247,57 @@ void Functional::parse_io(const Json& spec, std::vector<Ref>* refs, std::vector<
   }
 }
 
-void Functional::infer(int id, std::vector<int>* state) {
-  if ((*state)[id] == 2) return;
-  Node& n = nodes_[id];
-  Layer& layer = *layers_[n.layer];
-  KCPP_CHECK((*state)[id] == 0, ValueError, "The graph of model '", name(), "' has a cycle through layer '", layer.name(), "'");
-  (*state)[id] = 1;
-  for (const Ref& m : n.masks) {
-    if (m.node < 0) continue;
-    infer(m.node, state);
-    KCPP_CHECK(m.index >= 0 && m.index < static_cast<int>(nodes_[m.node].output_shapes.size()), ValueError, "Layer '",
-               layer.name(), "' in model '", name(), "' takes output ", m.index, " of layer '",
-               layers_[nodes_[m.node].layer]->name(), "' as a mask, which it does not have");
+// Depth first without recursion (a chain of 100,000 layers must not exhaust the stack): a node is
+// built once its producers are, masks first, then inputs, each in order.
+void Functional::infer(int root, std::vector<int>* state) {
+  std::vector<int> stack{root};
+  while (!stack.empty()) {
+    const int id = stack.back();
+    if ((*state)[id] == 2) {
+      stack.pop_back();
+      continue;
+    }
+    Node& n = nodes_[id];
+    Layer& layer = *layers_[n.layer];
+    if ((*state)[id] == 0) {
+      (*state)[id] = 1;
+      std::vector<int> producers;
+      for (const Ref& m : n.masks)
+        if (m.node >= 0) producers.push_back(m.node);
+      for (const Ref& r : n.inputs) producers.push_back(r.node);
+      for (auto it = producers.rbegin(); it != producers.rend(); ++it) {
+        KCPP_CHECK((*state)[*it] != 1, ValueError, "The graph of model '", name(), "' has a cycle through layer '",
+                   layers_[nodes_[*it].layer]->name(), "'");
+        if ((*state)[*it] == 0) stack.push_back(*it);
+      }
+      continue;
+    }
+    stack.pop_back();
+    for (const Ref& m : n.masks)
+      KCPP_CHECK(m.node < 0 || (m.index >= 0 && m.index < static_cast<int>(nodes_[m.node].output_shapes.size())),
+                 ValueError, "Layer '", layer.name(), "' in model '", name(), "' takes output ", m.index, " of layer '",
+                 layers_[nodes_[m.node].layer]->name(), "' as a mask, which it does not have");
+    std::vector<Shape> shapes;
+    for (const Ref& r : n.inputs) {
+      const auto& outs = nodes_[r.node].output_shapes;
+      KCPP_CHECK(r.index >= 0 && r.index < static_cast<int>(outs.size()), ValueError, "Layer '", layer.name(),
+                 "' in model '", name(), "' uses output ", r.index, " of layer '", layers_[nodes_[r.node].layer]->name(),
+                 "', which has ", outs.size(), " output(s)");
+      shapes.push_back(outs[r.index]);
+    }
+    if (load_budget_) layer.set_build_budget(load_budget_);
+    try {
+      layer.build(shapes);
+      n.output_shapes = layer.call_output_shapes(shapes, n.options);
+    } catch (const Json::exception& e) {  // a value of the wrong JSON type in the layer's config
+      KCPP_THROW(ValueError, "Invalid config of layer '", layer.name(), "' (", layer.class_name(), ") in model '", name(),
+                 "': ", e.what());
+    }
+    if (load_budget_)
+      for (const Shape& s : n.output_shapes) load_budget_->check_output(layer, s);
+    (*state)[id] = 2;
+    order_.push_back(id);
   }
-  std::vector<Shape> shapes;
-  for (const Ref& r : n.inputs) {
-    infer(r.node, state);
-    const auto& outs = nodes_[r.node].output_shapes;
-    KCPP_CHECK(r.index >= 0 && r.index < static_cast<int>(outs.size()), ValueError, "Layer '", layer.name(),
-               "' in model '", name(), "' uses output ", r.index, " of layer '", layers_[nodes_[r.node].layer]->name(),
-               "', which has ", outs.size(), " output(s)");
-    shapes.push_back(outs[r.index]);
-  }
-  layer.build(shapes);
-  n.output_shapes = layer.call_output_shapes(shapes, n.options);
-  (*state)[id] = 2;
-  order_.push_back(id);
 }
 
 void Functional::plan() {

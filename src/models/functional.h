@@ -21,6 +21,7 @@
 
 #include "kerascpp/keras_tensor.h"
 #include "kerascpp/layer.h"
+#include "layers/build_budget.h"
 #include "layers/regularizers.h"
 
 namespace kerascpp::models {
@@ -29,9 +30,10 @@ class Functional : public Layer {
  public:
   // class_name: "Functional", "Model" or "Sequential"; config: the inner config; custom: layers the
   // caller supplies (may be null); existing: layers already made, by the names the config gives them
-  // (a model built from symbolic tensors shares its layers; may be null).
+  // (a model built from symbolic tensors shares its layers; may be null); budget: what a model read
+  // from a file may take (layers/build_budget.h), shared with its nested models (may be null).
   Functional(const std::string& class_name, const Json& config, const CustomObjects* custom = nullptr,
-             const std::map<std::string, LayerPtr>* existing = nullptr);
+             const std::map<std::string, LayerPtr>* existing = nullptr, BuildBudget* budget = nullptr);
 
   std::string class_name() const override { return class_name_; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) const override;
@@ -87,6 +89,7 @@ class Functional : public Layer {
   void build_sequential(const Json& config);
   void build_functional(const Json& config);
   void add_layer(const Json& entry);
+  void add_layer_entry(const Json& entry);
   void add_call(int layer, int node, const Json& call, int k);
   Ref resolve(const Json& history, const std::string& where) const;
   void parse_io(const Json& spec, std::vector<Ref>* refs, std::vector<std::string>* names, bool outputs);
@@ -97,6 +100,7 @@ class Functional : public Layer {
   std::string class_name_;
   const CustomObjects* custom_ = nullptr;  // only during construction
   const std::map<std::string, LayerPtr>* existing_ = nullptr;  // only during construction
+  BuildBudget* load_budget_ = nullptr;                          // only during construction
   std::vector<LayerPtr> layers_;
   std::vector<bool> in_model_layers_;
   std::vector<layers::Regularizer> activity_;  // per layer: its activity_regularizer (usually none)  // false for Sequential's InputLayer
@@ -124,7 +128,8 @@ class Functional : public Layer {
 };
 
 // A layer or a nested model for a canonical {"class_name", "config"} entry.
-LayerPtr make_layer_or_model(const std::string& class_name, const Json& config, const CustomObjects* custom = nullptr);
+LayerPtr make_layer_or_model(const std::string& class_name, const Json& config, const CustomObjects* custom = nullptr,
+                             BuildBudget* budget = nullptr);
 bool is_model_class(const std::string& class_name);
 
 // Whether a layer of the graph (nested models included) reads its inputs as integer ids (Embedding,

@@ -9,7 +9,7 @@
 #include <numeric>
 
 #include "commands.h"
-#include "io/npy.h"
+#include "io/npy/npy.h"
 #include "support/process.h"
 #include "kerascpp/model.h"
 

@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "commands.h"
-#include "io/npy.h"
+#include "io/npy/npy.h"
 #include "kerascpp/model.h"
 
 namespace kerascpp::cli {

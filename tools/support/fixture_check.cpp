@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/npy.h"
+#include "io/npy/npy.h"
 
 namespace kerascpp::support {
 namespace fs = std::filesystem;

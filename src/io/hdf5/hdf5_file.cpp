@@ -176,6 +176,8 @@ H5File make_file(hid_t fid, std::string name, uint64_t size, std::shared_ptr<con
 }
 }  // namespace
 
+uint64_t H5File::size() const { return root_.node_->file->size; }
+
 std::string_view H5File::backend() const { return root_.node_->obj ? "keras-subset" : "libhdf5"; }
 
 bool H5Group::has(std::string_view rel) const {

@@ -124,6 +124,7 @@ class H5File {
 
   H5Group root() const { return root_; }
   const std::string& name() const { return root_.file_name(); }
+  uint64_t size() const;  // bytes of the file or image
   // "keras-subset" when kerascpp's own reader serves the file (a Keras-style file read whole or an
   // image), "libhdf5" otherwise (other HDF5 features, large files read on demand).
   std::string_view backend() const;

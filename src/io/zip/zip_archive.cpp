@@ -235,8 +235,7 @@ ZipMember ZipArchive::member(std::string_view member, bool verify_crc) const {
       bad("stored member with compressed size ", e.compressed_size, " != size ", e.size);
     m = ZipMember{src, static_cast<size_t>(e.size), keepalive_};
   } else if (e.method == kDeflated) {
-    // DEFLATE expands at most ~1032:1; anything more is damage, refused before allocating.
-    if (e.size / 1032 > e.compressed_size + 1) bad("implausible size ", e.size, " (damaged?)");
+    checked_size(member);
     std::shared_ptr<Storage> buf = Storage::allocate(static_cast<size_t>(e.size));
     if (!inflate_all(src, e.compressed_size, static_cast<char*>(buf->data()), e.size))
       bad("corrupt DEFLATE data");
@@ -251,6 +250,26 @@ ZipMember ZipArchive::member(std::string_view member, bool verify_crc) const {
     if (crc != e.crc32) bad("CRC-32 mismatch: stored ", hex32(e.crc32), ", computed ", hex32(crc));
   }
   return m;
+}
+
+uint64_t ZipArchive::checked_size(std::string_view member) const {
+  const ZipEntry& e = entry(member);
+  auto refuse = [&](const auto&... what) {
+    KCPP_THROW(ValueError, "The member \"", member, "\" of zip archive \"", name_, "\" ", what...);
+  };
+  if (e.size > limits_.max_member_bytes)
+    refuse("declares ", e.size, " bytes, over the limit of ", limits_.max_member_bytes,
+           " (LoadLimits::max_member_bytes)");
+  if (e.method != kDeflated) return e.size;
+  // DEFLATE expands at most ~1032:1; anything more is damage.
+  if (e.size / 1032 > e.compressed_size + 1)
+    KCPP_THROW(IOError, "Unable to read member \"", member, "\" of zip archive \"", name_, "\": implausible size ",
+               e.size, " from ", e.compressed_size, " compressed bytes (damaged?)");
+  const double ratio = static_cast<double>(e.size) / static_cast<double>(std::max<uint64_t>(e.compressed_size, 1));
+  if (limits_.max_compression_ratio > 0 && e.size > ZipLimits::kRatioFloor && ratio > limits_.max_compression_ratio)
+    refuse("inflates ", e.compressed_size, " bytes to ", e.size, " (a compression ratio of ", static_cast<int64_t>(ratio),
+           "), over the limit of ", limits_.max_compression_ratio, " (LoadLimits::max_compression_ratio)");
+  return e.size;
 }
 
 }  // namespace kerascpp::io

@@ -42,6 +42,14 @@ struct ZipEntry {
   uint64_t local_header_offset = 0;
 };
 
+// What a member may inflate to (LoadLimits in kerascpp/model.h), checked against the sizes the
+// central directory declares before anything is allocated.
+struct ZipLimits {
+  uint64_t max_member_bytes = UINT64_MAX;
+  double max_compression_ratio = 0;          // 0: none but DEFLATE's own (about 1032:1)
+  static constexpr uint64_t kRatioFloor = 1u << 20;  // members up to 1 MiB are not held to the ratio
+};
+
 class ZipArchive {
  public:
   static ZipArchive open(const std::string& path);
@@ -58,6 +66,10 @@ class ZipArchive {
   // The member's bytes: in place for STORED members, inflated for DEFLATE ones. verify_crc checks
   // the CRC-32 (off by default: it reads every byte).
   ZipMember member(std::string_view member, bool verify_crc = false) const;
+  // The member's size once inflated, as declared, after the limits: IOError naming the member, its
+  // sizes and the limit it passes.
+  uint64_t checked_size(std::string_view member) const;
+  void set_limits(const ZipLimits& limits) { limits_ = limits; }
 
  private:
   ZipArchive(const char* data, size_t size, std::string name, std::shared_ptr<const void> keepalive);
@@ -67,6 +79,7 @@ class ZipArchive {
   size_t size_;
   std::string name_;
   std::shared_ptr<const void> keepalive_;
+  ZipLimits limits_;
   std::vector<ZipEntry> entries_;
   std::unordered_map<std::string, size_t> index_;  // name -> entry (the last one, as Python does)
 };

@@ -287,6 +287,7 @@ class MultiHeadAttention : public Layer {
               {"kernel_constraint", config_.value("kernel_constraint", Json())},
               {"bias_constraint", config_.value("bias_constraint", Json())}};
     auto layer = std::make_shared<EinsumDense>(c);
+    layer->set_build_budget(build_budget());
     layer->build({input});
     return layer;
   }

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "../test_paths.h"
-#include "io/npy.h"
+#include "io/npy/npy.h"
 #include "layers/activations/activation_fn.h"
 
 namespace kerascpp {

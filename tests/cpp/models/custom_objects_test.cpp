@@ -3,7 +3,7 @@
 
 #include "../test_paths.h"
 #include "support/fixture_check.h"
-#include "io/npy.h"
+#include "io/npy/npy.h"
 #include "kerascpp/model.h"
 #include "ops/ops.h"
 

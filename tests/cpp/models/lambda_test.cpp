@@ -7,7 +7,7 @@
 
 #include "../test_errors.h"
 #include "../test_paths.h"
-#include "io/npy.h"
+#include "io/npy/npy.h"
 #include "kerascpp/kerascpp.h"
 
 namespace kerascpp {

@@ -11,7 +11,7 @@
 
 #include "../test_paths.h"
 #include "support/fixture_check.h"
-#include "io/npy.h"
+#include "io/npy/npy.h"
 
 namespace kerascpp {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "../test_errors.h"
 #include "../test_paths.h"
-#include "io/npy.h"
+#include "io/npy/npy.h"
 #include "kerascpp/model.h"
 
 namespace kerascpp {

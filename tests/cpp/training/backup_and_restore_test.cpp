@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "fixture_json.h"
-#include "io/npy.h"
+#include "io/npy/npy.h"
 #include "kerascpp/model.h"
 
 namespace kerascpp {

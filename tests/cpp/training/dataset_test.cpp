@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "fixture_json.h"
-#include "io/npy.h"
+#include "io/npy/npy.h"
 #include "kerascpp/model.h"
 #include "kerascpp/warnings.h"
 

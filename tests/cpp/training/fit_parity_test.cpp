@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/npy.h"
+#include "io/npy/npy.h"
 #include "kerascpp/model.h"
 #include "../test_paths.h"
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "io/npy.h"
+#include "io/npy/npy.h"
 #include "kerascpp/autodiff.h"
 #include "kerascpp/model.h"
 #include "fixture_json.h"

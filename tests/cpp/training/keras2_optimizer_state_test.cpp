@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/npy.h"
+#include "io/npy/npy.h"
 #include "kerascpp/model.h"
 #include "kerascpp/warnings.h"
 #include "../test_paths.h"

@@ -11,7 +11,10 @@
 
 namespace kerascpp::io {
 
-Tensor read_npy(const std::string& path);  // IOError / ValueError naming the file
+Tensor read_npy(const std::string& path);  // IOError / NotImplementedError naming the file
+// The same from the bytes of a file; the shape is checked against the bytes present before the
+// tensor is allocated.
+Tensor read_npy_bytes(const void* data, size_t size, const std::string& name = "<memory>");
 void write_npy(const std::string& path, const Tensor& t);
 
 }  // namespace kerascpp::io
