@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#if defined(KCPP_ISA_X86) && defined(__clang__)
+#include <cpuid.h>
+#endif
 
 #include "kerascpp/error.h"
 #include "kernels/dispatch_log.h"
@@ -41,10 +44,15 @@ Isa detect(std::string* features) {
   const bool v3 = __builtin_cpu_supports("x86-64-v3");
   const bool v4 = __builtin_cpu_supports("x86-64-v4");
 #else
+#if defined(__clang__)  // clang before 16 has no "f16c" or "movbe" here (make fuzz builds with clang 14)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  const bool f16c_movbe = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) && (ecx & bit_MOVBE);
+#else
+  const bool f16c_movbe = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("movbe");
+#endif
   const bool v3 = __builtin_cpu_supports("avx") && __builtin_cpu_supports("avx2") &&
                   __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi") &&
-                  __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("f16c") &&
-                  __builtin_cpu_supports("movbe");
+                  __builtin_cpu_supports("bmi2") && f16c_movbe;
   const bool v4 = v3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                   __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
                   __builtin_cpu_supports("avx512cd");

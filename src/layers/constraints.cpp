@@ -11,7 +11,9 @@ namespace kerascpp::layers {
 Constraint Constraint::from_config(const Json& j, const std::string& who) {
   Constraint c;
   if (j.is_null()) return c;
-  const auto [name, cfg] = keras_object(j);
+  const std::pair<std::string, Json> object = keras_object(j);
+  const std::string& name = object.first;  // not a structured binding: lambdas capture it (clang < 16)
+  const Json& cfg = object.second;
   auto is = [&](const char* cls, const char* keras2_alias) {
     return name == cls || name == to_snake_case(cls) || name == keras2_alias;
   };

@@ -70,7 +70,9 @@ std::pair<double, double> compute_fans(const Shape& shape, const std::vector<int
 Initializer Initializer::from_config(const Json& j, const std::string& who) {
   Initializer init;
   init.who_ = who;
-  const auto [name, c] = keras_object(j);
+  const std::pair<std::string, Json> object = keras_object(j);
+  const std::string& name = object.first;  // not a structured binding: lambdas capture it (clang < 16)
+  const Json& c = object.second;
   const std::string cls = canonical(name);
   KCPP_CHECK(!cls.empty(), ValueError, "Could not interpret initializer identifier: ", j.dump().substr(0, 200), " (",
              who, ")");

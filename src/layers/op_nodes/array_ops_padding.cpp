@@ -192,7 +192,8 @@ Tensor correlate(const Args<Tensor>& a) {
   if (m == 0) a.fail("x2", "not empty");
   if (mode == CorrMode::valid && m > n)
     a.fail("x2", "longer than x1 (" + std::to_string(m) + " > " + std::to_string(n) + ") with mode 'valid', where Keras's TensorFlow backend fails");
-  const auto [len, o] = corr_window(mode, n, m);
+  const auto window = corr_window(mode, n, m);
+  const int64_t len = window.first, o = window.second;  // captured below: no structured binding (clang < 16)
   Tensor y = Tensor::empty({len});
   const float *u = x1.data<float>(), *v = x2.data<float>();
   for (int64_t k = 0; k < len; ++k) {

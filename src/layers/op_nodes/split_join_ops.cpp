@@ -447,10 +447,8 @@ Tensor strided_slice(const Args<Tensor>& a) { return ops::get_item(a.value("x"),
 // ---- real tensors: copy / conj / real / identity are x; imag and empty_like zeros; angle 0 or pi
 // (TensorFlow's where(x < 0, pi, 0)); isreal ones; full_like the fill value.
 Tensor identity(const Args<Tensor>& a) { return a.value("x"); }
-template <float value>
-Tensor constant_like(const Args<Tensor>& a) {
-  return ops::detail::filled(a.value("x").shape(), value);
-}
+Tensor zeros_of_x(const Args<Tensor>& a) { return ops::detail::filled(a.value("x").shape(), 0.f); }
+Tensor ones_of_x(const Args<Tensor>& a) { return ops::detail::filled(a.value("x").shape(), 1.f); }
 Tensor empty_like(const Args<Tensor>& a) {
   if (a.has("dtype")) cast_to(a, Tensor::zeros({}), "dtype");  // a dtype kerascpp knows
   return ops::detail::filled(a.value("x").shape(), 0.f);
@@ -541,9 +539,9 @@ std::vector<OpDef> split_join_ops() {
       OpDef{"ops.numpy.Conjugate", "math.conj|conj", {"x"}, {}, same_shape, identity},
       OpDef{"ops.numpy.Conj", nullptr, {"x"}, {}, same_shape, identity},
       OpDef{"ops.numpy.Real", "math.real|real", {"x"}, {{"input", "x"}}, same_shape, identity},
-      OpDef{"ops.numpy.Imag", "math.imag|imag", {"x"}, {{"input", "x"}}, same_shape, constant_like<0.f>},
+      OpDef{"ops.numpy.Imag", "math.imag|imag", {"x"}, {{"input", "x"}}, same_shape, zeros_of_x},
       OpDef{"ops.numpy.Angle", "math.angle|angle", {"x"}, {{"input", "x"}}, same_shape, angle},
-      OpDef{"ops.numpy.Isreal", nullptr, {"x"}, {}, same_shape, constant_like<1.f>},
+      OpDef{"ops.numpy.Isreal", nullptr, {"x"}, {}, same_shape, ones_of_x},
       OpDef{"ops.numpy.EmptyLike", nullptr, {"x", "dtype"}, {}, same_shape, empty_like},
       OpDef{"ops.numpy.FullLike", nullptr, {"x", "fill_value", "dtype"}, {}, same_shape, full_like},
       OpDef{"ops.core.SaturateCast", nullptr, {"x", "dtype"}, {}, same_shape, saturate_cast},
