@@ -49,6 +49,13 @@ LayerPtr make_layer_or_model(const std::string& class_name, const Json& config, 
 
 namespace {
 bool is_ref_triple(const Json& j) { return j.is_array() && j.size() == 3 && j[0].is_string(); }
+// A Keras tensor's config.keras_history; ValueError naming the call when it has none (a file's config
+// is read through const references, where a missing key must never be looked up).
+const Json& history_of(const Json& tensor, const std::string& where) {
+  const bool ok = tensor.contains("config") && tensor["config"].is_object() && tensor["config"].contains("keras_history");
+  KCPP_CHECK(ok, ValueError, "Invalid tensor ", tensor.dump().substr(0, 200), " in the ", where, ": it has no config.keras_history");
+  return tensor["config"]["keras_history"];
+}
 }  // namespace
 
 Functional::Functional(const std::string& class_name, const Json& config, const CustomObjects* custom,
@@ -56,6 +63,17 @@ Functional::Functional(const std::string& class_name, const Json& config, const 
     : Layer(config), class_name_(class_name), custom_(custom), existing_(existing), load_budget_(budget) {
   KCPP_CHECK(config.is_object() && config.contains("layers") && config["layers"].is_array(), ValueError,
              "Invalid config of model '", name(), "' (", class_name, "): expected a `layers` list");
+  // The budget lives only while this constructor runs: no layer keeps it, even when building fails
+  // (a custom_objects factory may hand out a layer it keeps).
+  struct ReleaseBudget {
+    Functional* self;
+    ~ReleaseBudget() {
+      if (!self->load_budget_) return;
+      self->set_build_budget(nullptr);
+      for (const LayerPtr& l : self->layers_) l->set_build_budget(nullptr);
+      self->load_budget_ = nullptr;
+    }
+  } release{this};
   if (load_budget_) load_budget_->take_layers(config["layers"].size(), name());
   propagated_masks_ = config.value("kerascpp_propagated_masks", false);
   config_.erase("kerascpp_propagated_masks");
@@ -73,8 +91,6 @@ Functional::Functional(const std::string& class_name, const Json& config, const 
   if (class_name != "Sequential") complete_tensor_configs();
   custom_ = nullptr;
   existing_ = nullptr;
-  if (load_budget_) set_build_budget(nullptr);  // this model and every layer in it
-  load_budget_ = nullptr;
 }
 
 // Keras 3 needs the shape and dtype of every tensor reference in a config; configs converted from
@@ -203,10 +219,11 @@ void Functional::add_call(int l, int id, const Json& call, int k) {
   const std::string where = "inbound node " + std::to_string(k) + " of layer '" + layer.name() + "'";
   const CallBinding b = bind_call(layer, call, " in model '" + name() + "'", where + " in model '" + name() + "'");
   Node& n = nodes_[id];
-  for (const Json* t : b.inputs) n.inputs.push_back(resolve((*t)["config"]["keras_history"], where));
+  const std::string in = where + " of model '" + name() + "'";
+  for (const Json* t : b.inputs) n.inputs.push_back(resolve(history_of(*t, in), where));
   n.masks.assign(n.inputs.size(), Ref{});
   for (size_t i = 0; i < b.masks.size(); ++i)
-    if (b.masks[i]) n.masks[i] = resolve((*b.masks[i])["config"]["keras_history"], where);
+    if (b.masks[i]) n.masks[i] = resolve(history_of(*b.masks[i], in), where);
   n.mask_given = b.mask_given;
   n.auto_mask = b.auto_mask;
   n.tensor_arguments = b.tensor_arguments;
