@@ -7,6 +7,7 @@
 #include <climits>
 #include <functional>
 #include <set>
+#include <stdexcept>
 
 #include "kerascpp/warnings.h"
 #include "layers/layer_list.h"
@@ -309,6 +310,9 @@ void Functional::infer(int root, std::vector<int>* state) {
     } catch (const Json::exception& e) {  // a value of the wrong JSON type in the layer's config
       KCPP_THROW(ValueError, "Invalid config of layer '", layer.name(), "' (", layer.class_name(), ") in model '", name(),
                  "': ", e.what());
+    } catch (const std::out_of_range& e) {  // an index a config gives that a check missed (found by fuzzing)
+      KCPP_THROW(ValueError, "Invalid config of layer '", layer.name(), "' (", layer.class_name(), ") in model '", name(),
+                 "': an index is out of range (", e.what(), ")");
     }
     if (load_budget_)
       for (const Shape& s : n.output_shapes) load_budget_->check_output(layer, s);

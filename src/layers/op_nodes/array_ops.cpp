@@ -60,8 +60,13 @@ std::vector<int> perm_of(const Args<T>& a, size_t rank) {
     return p;
   }
   p = a.template get<std::vector<int>>("axes", {});
-  if (p.size() != rank) a.fail("axes", "a permutation of the input's " + std::to_string(rank) + " axes");
-  for (int& d : p) d = d < 0 ? d + static_cast<int>(rank) : d;
+  std::vector<char> seen(rank, 0);
+  bool ok = p.size() == rank;
+  for (int& d : p) {
+    d = d < 0 ? d + static_cast<int>(rank) : d;
+    ok = ok && d >= 0 && d < static_cast<int>(rank) && !seen[d]++;
+  }
+  if (!ok) a.fail("axes", "a permutation of the input's " + std::to_string(rank) + " axes");
   return p;
 }
 Shape transpose_shape(const Args<Shape>& a) {
