@@ -9,7 +9,7 @@ SMALL_APPS := MobileNetV3Small MobileNet EfficientNetB0
 CONFIGURE_PY = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKERASCPP_PYTHON=ON \
                -DPython_EXECUTABLE=$(abspath .venv/bin/python)
 
-.PHONY: bench-facenet bench-portable bench-sequences bench-training all deps build test bench bench-applications parity demo fixtures clean format
+.PHONY: test-asan test-asan-readers test-tsan fuzz bench-reliability bench-facenet bench-portable bench-sequences bench-training all deps build test bench bench-applications parity demo fixtures clean format
 
 all: build
 
@@ -102,6 +102,46 @@ demo: build
 	done
 	$(BUILD)/kerascpp info $(FIXTURE)/keras3/model.keras
 
+# Hostile input and threads (issue 19; docs/reliability.md). Each sanitizer build has a folder of its own.
+# test-asan: every C++ test and the fuzz regressions under AddressSanitizer + UndefinedBehaviorSanitizer.
+# test-asan-readers: the readers alone (HDF5, zip, .npy: their tests, the fuzz regressions and every
+# fixture file through each), the part of test-asan that CI runs. test-tsan: the concurrency tests under
+# ThreadSanitizer. fuzz: each libFuzzer harness of fuzz/ for FUZZ_SECONDS (clang; FUZZ_RUNS=N to count
+# executions instead), seeded from the fixtures.
+SAN_ENV := ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) \
+           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+SAN_CONFIGURE = cmake -S . -B build-$(1) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKERASCPP_SANITIZE=$(2)
+FUZZ_SECONDS ?= 60
+test-asan: deps
+	$(call SAN_CONFIGURE,asan,address)
+	cmake --build build-asan -j$(JOBS)
+	cd build-asan && $(SAN_ENV) ctest --output-on-failure -j$(JOBS) -E "install_and_build_example|cli_is_portable|isa_symbols"
+
+test-asan-readers: deps
+	$(call SAN_CONFIGURE,asan,address)
+	cmake --build build-asan -j$(JOBS) --target test_containers fuzz_replay_hdf5 fuzz_replay_zip fuzz_replay_npy
+	$(SAN_ENV) build-asan/test_containers --gtest_brief=1
+	for f in hdf5 zip npy; do log=build-asan/replay_$$f.log; \
+	  $(SAN_ENV) build-asan/fuzz_replay_$$f fuzz/regressions/$$f tests/fixtures 2> $$log || { tail -40 $$log; exit 1; }; \
+	  echo "fuzz_replay_$$f: $$(tail -1 $$log)"; done
+
+test-tsan: deps
+	$(call SAN_CONFIGURE,tsan,thread)
+	cmake --build build-tsan -j$(JOBS) --target test_models
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(abspath tests/tsan.supp)" \
+	  KCPP_CONCURRENCY_PREDICTS=$${KCPP_CONCURRENCY_PREDICTS:-100000} build-tsan/test_models --gtest_filter='Concurrency.*'
+
+# Leaks (100,000 load/free cycles per form and 1,000,000 predicts: RSS growth under 1 MB) and crash
+# safety (1,000 SIGKILLs at random points of save() per file form: the old file or the new one, whole).
+bench-reliability: build
+	cmake --build $(BUILD) -j$(JOBS) --target bench_leaks bench_save_kill
+	$(BUILD)/bench_leaks tests/fixtures/seed_mlp_2x10/keras3 100000 1000000
+	$(BUILD)/bench_save_kill tests/fixtures/all_layers_conv2d/keras3 1000 $(BUILD)/save_kill
+
+fuzz: deps
+	scripts/install_deps.sh --fuzz
+	scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_RUNS)
+
 # Rewrites tests/fixtures with real Keras (needs the Python environment).
 fixtures:
 	scripts/install_deps.sh --python
@@ -111,4 +151,4 @@ format:
 	git ls-files '*.h' '*.cpp' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-asan build-tsan build-fuzz

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs what kerascpp needs on a fresh Debian machine, skipping what is already there:
 # Debian packages with apt-get (ccache: the wheel test rebuilds what make test compiled), and the Python test/benchmark dependencies into .venv.
-# Usage: scripts/install_deps.sh [--python]   (--python also sets up .venv with real Keras)
+# Usage: scripts/install_deps.sh [--python | --fuzz]   (--python also sets up .venv with real Keras;
+# --fuzz adds clang and libFuzzer)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DEBS=(build-essential cmake pkg-config libhdf5-dev nlohmann-json3-dev zlib1g-dev libopenblas-dev
       libdnnl-dev libeigen3-dev libgtest-dev libbenchmark-dev python3-venv ccache)
+# make fuzz: clang with libFuzzer's runtime.
+[ "${1:-}" = "--fuzz" ] && DEBS+=(clang libclang-rt-dev)
 missing=()
 for p in "${DEBS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
