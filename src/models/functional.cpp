@@ -8,6 +8,7 @@
 #include <functional>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "kerascpp/warnings.h"
 #include "layers/layer_list.h"
@@ -85,8 +86,14 @@ Functional::Functional(const std::string& class_name, const Json& config, const 
   std::vector<int> state(nodes_.size(), 0);
   for (const Ref& r : inputs_) infer(r.node, &state);
   for (const Ref& r : outputs_) infer(r.node, &state);
-  for (const Ref& r : inputs_) input_shapes_.push_back(nodes_[r.node].output_shapes[r.index]);
-  for (const Ref& r : outputs_) output_shapes_.push_back(nodes_[r.node].output_shapes[r.index]);
+  for (auto [refs, shapes, what] : {std::tuple{&inputs_, &input_shapes_, "input"}, std::tuple{&outputs_, &output_shapes_, "output"}})
+    for (const Ref& r : *refs) {
+      const std::vector<Shape>& outs = nodes_[r.node].output_shapes;
+      KCPP_CHECK(r.index >= 0 && r.index < static_cast<int>(outs.size()), ValueError, "The model ", what, " ",
+                 "of model '", name(), "' is output ", r.index, " of layer '", layers_[nodes_[r.node].layer]->name(),
+                 "', which has ", outs.size(), " output(s)");
+      shapes->push_back(outs[r.index]);
+    }
   plan();
   Layer::build(input_shapes_);
   if (class_name != "Sequential") complete_tensor_configs();
