@@ -1,5 +1,6 @@
 // Model and the functions that make one (load_model, model_from_json, clear_session). Loading,
 // predicting and saving run with the GIL released.
+#include <limits>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -33,13 +34,15 @@ LoadLimits load_limits(const nb::dict& given) {
     ++used;
     using T = std::remove_reference_t<decltype(field)>;
     nb::handle value = given[name];
-    const bool ok = std::is_floating_point_v<T> ? nb::isinstance<nb::float_>(value) || nb::isinstance<nb::int_>(value)
-                                                : nb::isinstance<nb::int_>(value) && !nb::isinstance<nb::bool_>(value);
+    const bool ok = !nb::isinstance<nb::bool_>(value) &&
+                    (nb::isinstance<nb::int_>(value) || (std::is_floating_point_v<T> && nb::isinstance<nb::float_>(value)));
     if (!ok)
       throw nb::type_error(("load_model(" + std::string(name) + "=...): expected " +
                             (std::is_floating_point_v<T> ? "a number" : "an integer")).c_str());
     KCPP_CHECK(nb::cast<double>(value) >= 0, ValueError, "load_model(", name, "=", nb::cast<double>(value),
                "): a limit cannot be negative");
+    KCPP_CHECK(std::is_floating_point_v<T> || nb::cast<double>(value) <= static_cast<double>(std::numeric_limits<T>::max()),
+               ValueError, "load_model(", name, "=", nb::cast<double>(value), "): at most ", std::numeric_limits<T>::max());
     field = std::is_floating_point_v<T> ? static_cast<T>(nb::cast<double>(value)) : nb::cast<T>(value);
   });
   if (used != given.size())

@@ -145,7 +145,8 @@ Model load_keras_archive(io::ZipArchive zip, const std::string& name, const Load
   int major = 3;
   if (zip.has("metadata.json")) {
     Json meta = parse_member(zip, "metadata.json", limits);
-    major = io::keras_major(meta.is_object() ? meta.value("keras_version", std::string("3")) : std::string("3"));
+    const bool named = meta.is_object() && meta.contains("keras_version") && meta["keras_version"].is_string();
+    major = io::keras_major(named ? meta["keras_version"].get<std::string>() : std::string("3"));
   }
   if (zip.has("model.weights.npz") && !zip.has("model.weights.h5"))
     KCPP_THROW(NotImplementedError, "The archive ", name, " stores its weights as model.weights.npz, which kerascpp does not read yet");
@@ -227,7 +228,9 @@ Model model_from_config(const Json& config, const CustomObjects& custom) {
 }
 
 Model model_from_json(const std::string& json, const CustomObjects& custom) {
-  return model_from_config(parse_json(json, "model JSON", LoadLimits{}), custom);
+  LoadLimits limits;  // text the caller holds: only the nesting is bounded (every walk of a config recurses)
+  limits.max_config_bytes = UINT64_MAX;
+  return model_from_config(parse_json(json, "model JSON", limits), custom);
 }
 
 namespace {

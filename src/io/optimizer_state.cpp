@@ -211,7 +211,11 @@ void compile_from_saved_config(Model& model, const std::string& file, const Load
     const bool keras3 = t.contains("optimizer");  // Keras 3's compile_config; Keras 2 has optimizer_config
     o.metrics = per_output_if_keras3(metric_identifiers(t.value("metrics", Json())), model, keras3);
     o.weighted_metrics = per_output_if_keras3(metric_identifiers(t.value("weighted_metrics", Json())), model, keras3);
-    if (t.contains("loss_weights") && t["loss_weights"].is_array()) o.loss_weights = t["loss_weights"].get<std::vector<double>>();
+    if (t.contains("loss_weights") && t["loss_weights"].is_array())
+      for (const Json& w : t["loss_weights"]) {
+        KCPP_CHECK(w.is_number(), ValueError, "loss_weights holds ", w.dump().substr(0, 80), ", not a number");
+        o.loss_weights.push_back(w.get<double>());
+      }
     const CustomEntries custom(model, options);
     custom.optimizer(optimizer, o);
     custom.losses(t.value("loss", Json()), o);

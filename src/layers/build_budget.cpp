@@ -17,10 +17,10 @@ void BuildBudget::take_nodes(uint64_t count, const std::string& model) {
 }
 
 void BuildBudget::take_weight(const Layer& layer, const std::string& weight, const Shape& shape, DType dtype) {
-  int64_t elements = 0;
-  uint64_t bytes = 0;
-  bool overflow = __builtin_mul_overflow(shape_size(shape), static_cast<int64_t>(dtype_size(dtype)), &elements) ||
-                  __builtin_add_overflow(weight_bytes, static_cast<uint64_t>(elements), &bytes);
+  uint64_t elements = dtype_size(dtype), bytes = 0;  // the weight's bytes, then the total: overflow-safe
+  bool overflow = false;
+  for (int64_t d : shape) overflow = overflow || __builtin_mul_overflow(elements, static_cast<uint64_t>(d), &elements);
+  overflow = overflow || __builtin_add_overflow(weight_bytes, elements, &bytes);
   KCPP_CHECK(!overflow && bytes <= max_weight_bytes, ValueError, "Layer '", layer.name(), "' (", layer.class_name(),
              ") asks for weight '", weight, "' of shape ", shape_str(shape), ": ",
              overflow ? std::string("more bytes than can be counted") : std::to_string(elements) + " bytes",

@@ -85,9 +85,10 @@ Tensor read_npy_bytes(const void* data, size_t size, const std::string& name) {
   KCPP_CHECK(type != nullptr, NotImplementedError, "Unsupported .npy dtype '", descr, "' in ", name);
   // Checked against the bytes present before anything is allocated (overflow-safe).
   const size_t present = size - prefix - header_len;
-  int64_t nbytes = 0;
-  const bool overflow = __builtin_mul_overflow(shape_size(shape), static_cast<int64_t>(dtype_size(type->dtype)), &nbytes);
-  KCPP_CHECK(!overflow && static_cast<uint64_t>(nbytes) <= present, IOError, "Truncated data in ", name, ": shape ",
+  uint64_t nbytes = dtype_size(type->dtype);
+  bool overflow = false;
+  for (int64_t d : shape) overflow = overflow || __builtin_mul_overflow(nbytes, static_cast<uint64_t>(d), &nbytes);
+  KCPP_CHECK(!overflow && nbytes <= present, IOError, "Truncated data in ", name, ": shape ",
              shape_str(shape), " needs ", overflow ? std::string("more bytes than can be counted") : std::to_string(nbytes) + " bytes",
              ", the file holds ", present);
   Tensor t = Tensor::empty(shape, type->dtype);

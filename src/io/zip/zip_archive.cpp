@@ -211,11 +211,11 @@ const ZipEntry& ZipArchive::entry(std::string_view member) const {
   return entries_[it->second];
 }
 
-ZipMember ZipArchive::member(std::string_view member, bool verify_crc) const {
-  const ZipEntry& e = entry(member);
+// Where the member's stored bytes are: its local header and its data inside the file, a stored
+// member's two sizes equal, a method kerascpp reads. IOError naming the member otherwise.
+const char* ZipArchive::data_of(const ZipEntry& e) const {
   auto bad = [&](const auto&... what) {
-    KCPP_THROW(IOError, "Unable to read member \"", member, "\" of zip archive \"", name_, "\": ",
-               what...);
+    KCPP_THROW(IOError, "Unable to read member \"", e.name, "\" of zip archive \"", name_, "\": ", what...);
   };
   if (e.flags & kFlagEncrypted) bad("it is encrypted");
   uint64_t off = e.local_header_offset;
@@ -228,32 +228,40 @@ ZipMember ZipArchive::member(std::string_view member, bool verify_crc) const {
   if (start > size_ || e.compressed_size > size_ - start)
     bad("its data (", e.compressed_size, " bytes at offset ", start, ") lies outside the file of ",
         size_, " bytes (truncated?)");
-  const char* src = data_ + start;
-  ZipMember m;
-  if (e.method == kStored) {
-    if (e.compressed_size != e.size)
-      bad("stored member with compressed size ", e.compressed_size, " != size ", e.size);
-    m = ZipMember{src, static_cast<size_t>(e.size), keepalive_};
-  } else if (e.method == kDeflated) {
-    checked_size(member);
-    std::shared_ptr<Storage> buf = Storage::allocate(static_cast<size_t>(e.size));
-    if (!inflate_all(src, e.compressed_size, static_cast<char*>(buf->data()), e.size))
-      bad("corrupt DEFLATE data");
-    m = ZipMember{static_cast<const char*>(buf->data()), static_cast<size_t>(e.size), buf};
-  } else {
+  if (e.method == kStored && e.compressed_size != e.size)
+    bad("stored member with compressed size ", e.compressed_size, " != size ", e.size);
+  if (e.method != kStored && e.method != kDeflated)
     bad("unsupported compression method ", e.method, method_name(e.method),
         "; only stored (0) and deflate (8) are supported");
+  return data_ + start;
+}
+
+ZipMember ZipArchive::member(std::string_view member, bool verify_crc) const {
+  const ZipEntry& e = entry(member);
+  const uint64_t size = checked_size(member);  // the limits, and where the bytes are
+  const char* src = data_of(e);
+  ZipMember m;
+  if (e.method == kStored) {
+    m = ZipMember{src, static_cast<size_t>(size), keepalive_};
+  } else {
+    std::shared_ptr<Storage> buf = Storage::allocate(static_cast<size_t>(size));
+    if (!inflate_all(src, e.compressed_size, static_cast<char*>(buf->data()), size))
+      KCPP_THROW(IOError, "Unable to read member \"", member, "\" of zip archive \"", name_, "\": corrupt DEFLATE data");
+    m = ZipMember{static_cast<const char*>(buf->data()), static_cast<size_t>(size), buf};
   }
   if (verify_crc) {
     uint32_t crc = static_cast<uint32_t>(
         crc32_z(0, reinterpret_cast<const Bytef*>(m.data), static_cast<z_size_t>(m.size)));
-    if (crc != e.crc32) bad("CRC-32 mismatch: stored ", hex32(e.crc32), ", computed ", hex32(crc));
+    if (crc != e.crc32)
+      KCPP_THROW(IOError, "Unable to read member \"", member, "\" of zip archive \"", name_, "\": CRC-32 mismatch: stored ",
+                 hex32(e.crc32), ", computed ", hex32(crc));
   }
   return m;
 }
 
 uint64_t ZipArchive::checked_size(std::string_view member) const {
   const ZipEntry& e = entry(member);
+  data_of(e);  // the declared sizes are held to the bytes the file has first
   auto refuse = [&](const auto&... what) {
     KCPP_THROW(ValueError, "The member \"", member, "\" of zip archive \"", name_, "\" ", what...);
   };

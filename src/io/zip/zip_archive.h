@@ -66,14 +66,16 @@ class ZipArchive {
   // The member's bytes: in place for STORED members, inflated for DEFLATE ones. verify_crc checks
   // the CRC-32 (off by default: it reads every byte).
   ZipMember member(std::string_view member, bool verify_crc = false) const;
-  // The member's size once inflated, as declared, after the limits: IOError naming the member, its
-  // sizes and the limit it passes.
+  // The member's size once inflated, as declared, after checking that its stored bytes lie in the file
+  // (IOError) and that the size passes the limits (ValueError naming the member, its sizes and the
+  // limit), before anything is read or allocated.
   uint64_t checked_size(std::string_view member) const;
   void set_limits(const ZipLimits& limits) { limits_ = limits; }
 
  private:
   ZipArchive(const char* data, size_t size, std::string name, std::shared_ptr<const void> keepalive);
   void parse();
+  const char* data_of(const ZipEntry& e) const;
 
   const char* data_;
   size_t size_;

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 
@@ -166,6 +167,23 @@ TEST(LoadLimits, MemberSizes) {
   limits.max_member_bytes = 1000;
   expect_parts(load_error(read_bytes(testing::fixture(kMlp)), limits),
                {"config.json", "of zip archive \"edited.keras\" declares 3578 bytes", "LoadLimits::max_member_bytes"});
+}
+
+// A directory that declares a stored weights member larger than the archive would raise the weight
+// budget with it: every declared size is held to the bytes the archive has before it counts.
+TEST(LoadLimits, DeclaredSizesAreHeldToTheFile) {
+  std::vector<char> bytes = read_bytes(testing::fixture(kMlp));
+  const std::string name = "model.weights.h5";
+  bool patched = false;
+  for (size_t at = 0; at + 46 + name.size() <= bytes.size(); ++at) {
+    if (std::memcmp(&bytes[at], "PK\x01\x02", 4) != 0 || std::memcmp(&bytes[at + 46], name.data(), name.size()) != 0)
+      continue;
+    for (size_t field : {20u, 24u})  // compressed and uncompressed size: 4 GiB - 16
+      for (int i = 0; i < 4; ++i) bytes[at + field + i] = static_cast<char>(i == 0 ? 0xf0 : 0xff);
+    patched = true;
+  }
+  ASSERT_TRUE(patched);
+  expect_parts(load_error(bytes), {"model.weights.h5", "lies outside the file"});
 }
 
 // A chain of 60,000 layers builds: the graph is walked without recursion, so no stack is exhausted
