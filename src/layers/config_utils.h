@@ -1,7 +1,10 @@
 // Reading values from a layer's canonical config with errors that name the layer and the key.
 #pragma once
 
+#include <cmath>
+#include <limits>
 #include <optional>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -14,12 +17,27 @@ template <typename T>
 T get(const Json& config, const char* key, T fallback) {
   auto it = config.find(key);
   if (it == config.end() || it->is_null()) return fallback;
-  try {
-    return it->get<T>();
-  } catch (const Json::exception&) {
+  auto invalid = [&] {
     KCPP_THROW(ValueError, "Invalid value for `", key, "` in the config of layer '",
                config.value("name", std::string("?")), "'. Received: ", key, "=", it->dump());
+  };
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // A float read as an integer must be one, and in range: converting 1e113 is undefined (found by
+    // fuzzing).
+    if (it->is_number_float()) {
+      const double v = it->template get<double>();
+      if (!(v == std::floor(v) && v >= static_cast<double>(std::numeric_limits<T>::min()) &&
+            v <= static_cast<double>(std::numeric_limits<T>::max()) / 2))
+        invalid();
+      return static_cast<T>(v);
+    }
   }
+  try {
+    return it->template get<T>();
+  } catch (const Json::exception&) {
+    invalid();
+  }
+  return fallback;  // not reached
 }
 // Required key.
 template <typename T>
