@@ -15,14 +15,14 @@ namespace {
 
 using namespace kerascpp;
 
-// Hard links may make cycles and diamonds: the walk stops after `left` objects.
-void walk(const io::H5Group& g, int* left) {
-  if (--*left < 0) return;
+// Hard links may make cycles and diamonds: the walk stops after `left` objects or 64 levels.
+void walk(const io::H5Group& g, int* left, int depth = 0) {
+  if (--*left < 0 || depth > 64) return;
   for (const std::string& a : g.attr_names()) fuzz::expected_errors([&] { g.attr_strings(a); });
   for (const std::string& name : g.members()) {
     fuzz::expected_errors([&] {
       if (g.is_group(name)) {
-        walk(g.group(name), left);
+        walk(g.group(name), left, depth + 1);
       } else if (--*left >= 0) {
         io::H5Dataset d = g.dataset(name);
         for (const std::string& a : d.attr_names()) fuzz::expected_errors([&] { d.attr_strings(a); });

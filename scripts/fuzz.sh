@@ -58,8 +58,8 @@ for h in "${HARNESSES[@]}"; do
   set -e
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' ||
           grep -oE '^#[0-9]+: cov' "$log" | tail -1 | grep -oE '[0-9]+' || echo '?')  # fork mode: its last line
-  cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
-  crashes=$(ls $B/crashes/"$h" | wc -l)
+  cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 || true)  # none when a seed crashed at once
+  crashes=$(find $B/crashes/"$h" -maxdepth 1 -type f | wc -l)
   summary+=("$h: rc=$rc executions=$execs $cov crashes=$crashes (log $log)")
   echo "${summary[-1]}"
 done

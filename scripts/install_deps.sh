@@ -8,8 +8,8 @@ cd "$(dirname "$0")/.."
 
 DEBS=(build-essential cmake pkg-config libhdf5-dev nlohmann-json3-dev zlib1g-dev libopenblas-dev
       libdnnl-dev libeigen3-dev libgtest-dev libbenchmark-dev python3-venv ccache)
-# make fuzz: clang with libFuzzer's runtime.
-[ "${1:-}" = "--fuzz" ] && DEBS+=(clang libclang-rt-dev)
+# make fuzz: clang with libFuzzer's runtime, and unzip for the seeds.
+[ "${1:-}" = "--fuzz" ] && DEBS+=(clang libclang-rt-dev unzip)
 missing=()
 for p in "${DEBS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -87,7 +87,7 @@ TEST(Concurrency, LoadsSavesAndWeightReadsBesidePredicts) {
   const int rounds = std::max(2, predicts_per_thread() / 200);
   std::atomic<int> failures{0};
   together(8, [&](int t) {
-    const std::string path = testing::temp_path("concurrency_" + std::to_string(t) + (t % 2 ? ".keras" : ".h5"));
+    const std::string path = testing::temp_path("concurrency_" + std::to_string(t) + ((t / 4) % 2 ? ".h5" : ".keras"));
     for (int r = 0; r < rounds; ++r) {
       switch (t % 4) {
         case 0: {  // load a file and predict with it
