@@ -27,9 +27,6 @@ Layer::Layer(const Json& config) : config_(config) {
 
 void Layer::build(const std::vector<Shape>& input_shapes) {
   if (built_) return;
-  if (budget_)
-    for (Layer* sub : sublayers())  // null before build in some layers (attention's projections)
-      if (sub && !sub->budget_) sub->set_build_budget(budget_);
   do_build(input_shapes);
   built_ = true;
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <functional>
+#include <numeric>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -192,17 +193,17 @@ void Functional::build_sequential(const Json& config) {
 void Functional::build_functional(const Json& config) {
   const Json& entries = config["layers"];
   for (const auto& e : entries) add_layer(e);
+  static const Json kNoCalls = Json::array();
+  auto inbound_of = [&](size_t i) -> const Json& {  // in place: a config's calls are never copied
+    return entries[i].contains("inbound_nodes") ? entries[i]["inbound_nodes"] : kNoCalls;
+  };
   // Allocate every node first: a shared layer's later call may feed a layer listed before it.
-  if (load_budget_) {
-    uint64_t calls = 0;
-    for (size_t i = 0; i < layers_.size(); ++i)
-      calls += layers_[i]->class_name() == "InputLayer" ? 1 : entries[i].value("inbound_nodes", Json::array()).size();
-    load_budget_->take_nodes(calls, name());
-  }
+  std::vector<size_t> counts(layers_.size());
+  for (size_t i = 0; i < layers_.size(); ++i)
+    counts[i] = layers_[i]->class_name() == "InputLayer" ? 1 : inbound_of(i).size();
+  if (load_budget_) load_budget_->take_nodes(std::accumulate(counts.begin(), counts.end(), uint64_t{0}), name());
   for (size_t i = 0; i < layers_.size(); ++i) {
-    const Json& inbound = entries[i].value("inbound_nodes", Json::array());
-    size_t count = layers_[i]->class_name() == "InputLayer" ? 1 : inbound.size();
-    for (size_t k = 0; k < count; ++k) {
+    for (size_t k = 0; k < counts[i]; ++k) {
       layer_nodes_[i].push_back(static_cast<int>(nodes_.size()));
       nodes_.emplace_back();
       nodes_.back().layer = static_cast<int>(i);
@@ -210,7 +211,7 @@ void Functional::build_functional(const Json& config) {
   }
   for (size_t i = 0; i < layers_.size(); ++i) {
     if (layers_[i]->class_name() == "InputLayer") continue;
-    const Json& inbound = entries[i].value("inbound_nodes", Json::array());
+    const Json& inbound = inbound_of(i);
     for (size_t k = 0; k < inbound.size(); ++k) add_call(static_cast<int>(i), layer_nodes_[i][k], inbound[k], static_cast<int>(k));
   }
   parse_io(config.value("input_layers", Json::array()), &inputs_, &input_names_, false);
