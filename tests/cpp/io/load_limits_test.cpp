@@ -14,6 +14,7 @@
 #include "io/zip/zip_archive.h"
 #include "io/zip/zip_writer.h"
 #include "kerascpp/model.h"
+#include "kerascpp/warnings.h"
 
 namespace kerascpp {
 namespace {
@@ -184,6 +185,36 @@ TEST(LoadLimits, DeclaredSizesAreHeldToTheFile) {
   }
   ASSERT_TRUE(patched);
   expect_parts(load_error(bytes), {"model.weights.h5", "lies outside the file"});
+}
+
+// Values of the wrong JSON type outside the layers: a non-string keras_version in metadata.json is read
+// as Keras 3's (Keras writes a string), and loss_weights holding a non-number leaves the model
+// uncompiled with a warning naming it; neither lets a JSON library exception out of load_model.
+TEST(LoadLimits, WrongJsonTypesOutsideTheLayers) {
+  std::vector<char> bytes = read_bytes(testing::fixture(kMlp));
+  io::ZipArchive zip = io::ZipArchive::from_memory(bytes.data(), bytes.size(), "x");
+  io::ZipWriter out;
+  for (const std::string& name : zip.names()) {
+    io::ZipMember m = zip.member(name);
+    Json j = name.ends_with(".json") ? Json::parse(std::string(m.data, m.size)) : Json();
+    if (name == "metadata.json") j["keras_version"] = 3;
+    if (name == "config.json") j["compile_config"]["loss_weights"] = Json::array({"heavy"});
+    if (j.is_null())
+      out.add(name, m.data, m.size);
+    else
+      out.add(name, j.dump());
+  }
+  const std::vector<char> edited = out.finish();
+  std::vector<std::string> warnings;
+  WarningSink previous = set_warning_sink([&](const std::string& w) { warnings.push_back(w); });
+  std::string error = error_of([&] {
+    Model m = load_model_from_memory(edited.data(), edited.size(), "edited.keras");
+    EXPECT_FALSE(m.compiled());
+  });
+  set_warning_sink(previous);
+  EXPECT_EQ(error, "");
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("loss_weights holds \"heavy\", not a number"), std::string::npos) << warnings[0];
 }
 
 // A chain of 60,000 layers builds: the graph is walked without recursion, so no stack is exhausted
