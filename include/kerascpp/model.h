@@ -290,6 +290,11 @@ struct LoadLimits {
   uint64_t max_tensor_elements = 1ull << 32;     // of any layer output (None counted as 1)
   uint64_t max_member_bytes = 64ull << 30;       // a .keras member, inflated
   double max_compression_ratio = 200;            // inflated / stored bytes of a DEFLATE member over 1 MiB
+  // HDF5 files outside the subset Keras writes (and .h5 paths over 512 KiB, read on demand) go to
+  // libhdf5, which trusts what it reads: fuzzing crashed libhdf5 1.10 on damaged files that kerascpp's
+  // own reader refuses. false, for files from untrusted sources: every HDF5 file is read whole by
+  // kerascpp's bounds-checked reader, and one outside its subset is refused with an IOError.
+  bool allow_libhdf5 = true;
 };
 
 struct LoadOptions {

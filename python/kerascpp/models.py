@@ -392,7 +392,9 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **li
     are in kerascpp.models.LOAD_LIMITS): max_config_bytes, max_json_depth, max_layers, max_nodes,
     max_weight_bytes (0: four times the file's weights plus 16 MiB), max_rank, max_tensor_elements,
     max_member_bytes, max_compression_ratio. A file over one is refused with a ValueError naming the
-    member or layer, the value and the limit."""
+    member or layer, the value and the limit. allow_libhdf5=False, for files from untrusted sources,
+    keeps libhdf5 (which trusts the bytes it reads) out: every HDF5 file is read by kerascpp's own
+    bounds-checked reader, and one outside the subset Keras writes is refused with an OSError."""
     m = Model(_kerascpp.load_model(os.fspath(filepath), bool(compile), custom_objects, bool(safe_mode),
                                    _training_objects(custom_objects), limits))
     if compile and m.training_config and not m._m.compiled:

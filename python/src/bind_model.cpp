@@ -23,6 +23,7 @@ void for_each_limit(L& l, F&& f) {
   f("max_tensor_elements", l.max_tensor_elements);
   f("max_member_bytes", l.max_member_bytes);
   f("max_compression_ratio", l.max_compression_ratio);
+  f("allow_libhdf5", l.allow_libhdf5);
 }
 
 // load_model(..., max_layers=...): TypeError for a name LoadLimits lacks, ValueError for a negative value.
@@ -34,6 +35,12 @@ LoadLimits load_limits(const nb::dict& given) {
     ++used;
     using T = std::remove_reference_t<decltype(field)>;
     nb::handle value = given[name];
+    if constexpr (std::is_same_v<T, bool>) {
+      if (!nb::isinstance<nb::bool_>(value))
+        throw nb::type_error(("load_model(" + std::string(name) + "=...): expected True or False").c_str());
+      field = nb::cast<bool>(value);
+      return;
+    }
     const bool ok = !nb::isinstance<nb::bool_>(value) &&
                     (nb::isinstance<nb::int_>(value) || (std::is_floating_point_v<T> && nb::isinstance<nb::float_>(value)));
     if (!ok)

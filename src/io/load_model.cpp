@@ -157,7 +157,8 @@ Model load_keras_archive(io::ZipArchive zip, const std::string& name, const Load
     return build(std::move(config), major, training.is_null() ? Json::object() : training, custom, &budget);
   });
   auto wm = zip.member("model.weights.h5");
-  io::H5File weights = io::H5File::open_image(wm.data, wm.size, name + "/model.weights.h5", wm.keepalive);
+  io::H5File weights = io::H5File::open_image(wm.data, wm.size, name + "/model.weights.h5", wm.keepalive,
+                                              limits.allow_libhdf5);
   io::load_keras3_weights(model, weights.root());
   load_assets(model, zip);
   if (options.compile) {
@@ -201,7 +202,7 @@ Model io::build_model(Json raw_config, int major, Json training_config, const Cu
 
 Model load_model(const std::string& path, const LoadOptions& options) {
   switch (sniff_file(path)) {
-    case Form::hdf5: return load_h5(io::H5File::open(path), options);
+    case Form::hdf5: return load_h5(io::H5File::open(path, io::H5Driver::automatic, options.limits.allow_libhdf5), options);
     case Form::zip: return load_keras_archive(io::ZipArchive::open(path), path, options);
     case Form::json:
       KCPP_THROW(IOError, "The file ", path, " holds JSON, not a model: read it with model_from_json, then call load_weights");
@@ -213,7 +214,7 @@ Model load_model(const std::string& path, const LoadOptions& options) {
 Model load_model_from_memory(const void* data, size_t size, const std::string& name, const LoadOptions& options) {
   KCPP_CHECK(data != nullptr && size > 0, IOError, "No bytes given for ", name);
   switch (sniff(static_cast<const unsigned char*>(data), size)) {
-    case Form::hdf5: return load_h5(io::H5File::open_image(data, size, name), options);
+    case Form::hdf5: return load_h5(io::H5File::open_image(data, size, name, {}, options.limits.allow_libhdf5), options);
     case Form::zip: return load_keras_archive(io::ZipArchive::from_memory(data, size, name, nullptr), name, options);
     default: break;
   }

@@ -119,3 +119,48 @@ def test_limits_as_keyword_arguments():
         keras.models.load_model(path, max_layers=3.5)
     with pytest.raises(ValueError, match="cannot be negative"):
         keras.models.load_model(path, max_rank=-1)
+
+
+def copy_h5(src, dst, **file_kwargs):
+    """The same HDF5 content in a file h5py writes with other options."""
+    with h5py.File(src, "r") as a, h5py.File(dst, "w", **file_kwargs) as b:
+        for k, v in a.attrs.items():
+            b.attrs[k] = v
+        for k in a:
+            a.copy(k, b)
+
+
+# A Keras file copied with libver="latest" has version-2 object headers and link messages, outside
+# the subset kerascpp's own reader takes: libhdf5 reads it by default; allow_libhdf5=False, for
+# files from untrusted sources, refuses it and names the construct. A .keras archive's weights
+# member too. Files inside the subset load the same either way.
+def test_allow_libhdf5_false_keeps_libhdf5_out(tmp_path):
+    import numpy as np
+    assert keras.models.LOAD_LIMITS["allow_libhdf5"] is True
+    legacy = os.path.join(MLP, "keras3", "model.h5")
+    x = np.linspace(-1, 1, 32, dtype="float32").reshape(4, 8)
+    want = keras.models.load_model(legacy).predict(x, verbose=0)
+    np.testing.assert_array_equal(keras.models.load_model(legacy, allow_libhdf5=False).predict(x, verbose=0), want)
+
+    latest = str(tmp_path / "latest.h5")
+    copy_h5(legacy, latest, libver="latest")
+    np.testing.assert_array_equal(keras.models.load_model(latest).predict(x, verbose=0), want)
+    with pytest.raises(OSError, match=r"latest.h5\" as an HDF5 file: it has .*outside the HDF5 subset .*"
+                                      r"\(LoadLimits::allow_libhdf5 is false\)"):
+        keras.models.load_model(latest, allow_libhdf5=False)
+
+    archive = str(tmp_path / "latest.keras")
+    weights = str(tmp_path / "model.weights.h5")
+    with zipfile.ZipFile(os.path.join(MLP, "keras3", "model.keras")) as src:
+        with open(str(tmp_path / "orig.weights.h5"), "wb") as f:
+            f.write(src.read("model.weights.h5"))
+        copy_h5(str(tmp_path / "orig.weights.h5"), weights, libver="latest")
+        with zipfile.ZipFile(archive, "w") as z:
+            for name in ("config.json", "metadata.json"):
+                z.writestr(name, src.read(name))
+            z.write(weights, "model.weights.h5")
+    np.testing.assert_array_equal(keras.models.load_model(archive).predict(x, verbose=0), want)
+    with pytest.raises(OSError, match=r"latest.keras/model.weights.h5\" as an HDF5 file: it has "):
+        keras.models.load_model(archive, allow_libhdf5=False)
+    with pytest.raises(TypeError, match=r"allow_libhdf5=...\): expected True or False"):
+        keras.models.load_model(legacy, allow_libhdf5=0)

@@ -94,7 +94,7 @@ H5I_type_t kind_of(const H5Group& g, const H5Node& node, std::string_view rel) {
 
 }  // namespace
 
-H5File H5File::open(const std::string& path, H5Driver driver) {
+H5File H5File::open(const std::string& path, H5Driver driver, bool allow_libhdf5) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) KCPP_THROW(IOError, "Unable to open \"", path, "\": ", std::strerror(errno));
   struct stat st;
@@ -108,10 +108,10 @@ H5File H5File::open(const std::string& path, H5Driver driver) {
   if (driver == H5Driver::automatic)
     driver = size <= kWholeReadLimit ? H5Driver::whole_read : H5Driver::on_demand;
 
-  if (driver == H5Driver::whole_read) {
+  if (driver == H5Driver::whole_read || !allow_libhdf5) {
     std::shared_ptr<Storage> buf = Storage::allocate(size);
     read_all(fd.get(), static_cast<char*>(buf->data()), size, path);
-    return open_image(buf->data(), size, path, buf);
+    return open_image(buf->data(), size, path, buf, allow_libhdf5);
   }
   H5Lock lock;
   if (driver == H5Driver::on_demand) {
@@ -132,7 +132,7 @@ H5File H5File::open(const std::string& path, H5Driver driver) {
 }
 
 H5File H5File::open_image(const void* data, size_t size, std::string display_name,
-                          std::shared_ptr<const void> keepalive) {
+                          std::shared_ptr<const void> keepalive, bool allow_libhdf5) {
   if (data == nullptr || size == 0)
     KCPP_THROW(IOError, "Unable to open \"", display_name, "\" as an HDF5 file: it is empty");
   std::string unsupported;  // why kerascpp's reader passes the file to libhdf5
@@ -146,6 +146,10 @@ H5File H5File::open_image(const void* data, size_t size, std::string display_nam
     state->fast = std::move(fast);
     return H5File(std::make_shared<H5Node>(H5Node{state, Hid(), "/", Hid(), root}));
   }
+  if (!allow_libhdf5)
+    KCPP_THROW(IOError, "Unable to open \"", display_name, "\" as an HDF5 file: it has ", unsupported,
+               ", outside the HDF5 subset that kerascpp reads itself, and libhdf5 is not allowed to read it "
+               "(LoadLimits::allow_libhdf5 is false)");
   return detail::open_image_libhdf5(data, size, std::move(display_name), std::move(keepalive));
 }
 

@@ -15,10 +15,11 @@
 // cheap to copy and safe to use from several threads at once. Errors name the file and the HDF5
 // path: IOError for a missing, foreign, truncated or damaged file; ValueError for a missing or
 // wrong-kind group / dataset / attribute; NotImplementedError for a dtype kerascpp lacks.
-// kerascpp's reader bounds-checks every read. On the libhdf5 path, damage that libhdf5 1.10 does
-// not survive is checked first (global heap collections, compact data sizes, implausible shapes);
-// random bytes inside an attribute's variable-length string references can still crash libhdf5,
-// which trusts them, but only in files that also use features outside the Keras subset.
+// kerascpp's reader bounds-checks every read. A file outside the subset is first walked by it as
+// far as it understands the file, refusing damage there (link names, heaps, global heap references);
+// then libhdf5 reads it, which trusts the rest (fuzzing found crashes inside libhdf5 1.10 on damaged
+// files). allow_libhdf5 = false (LoadLimits::allow_libhdf5, for files from untrusted sources) keeps
+// libhdf5 out: every file is read whole by kerascpp's reader, and one outside the subset is refused.
 #pragma once
 
 #include <cstddef>
@@ -116,11 +117,12 @@ class H5Group : public H5Object {
 
 class H5File {
  public:
-  static H5File open(const std::string& path, H5Driver driver = H5Driver::automatic);
+  // allow_libhdf5 = false reads the file whole (whatever the driver) with kerascpp's reader alone.
+  static H5File open(const std::string& path, H5Driver driver = H5Driver::automatic, bool allow_libhdf5 = true);
   // An HDF5 file image in memory, read in place (read-only, no copy). The bytes must stay valid
   // while the file or anything taken from it is alive: pass `keepalive` to tie them to it.
   static H5File open_image(const void* data, size_t size, std::string display_name,
-                           std::shared_ptr<const void> keepalive = {});
+                           std::shared_ptr<const void> keepalive = {}, bool allow_libhdf5 = true);
 
   H5Group root() const { return root_; }
   const std::string& name() const { return root_.file_name(); }

@@ -215,6 +215,12 @@ struct Walker {
   std::vector<Origin> todo;  // per object, in order
   std::vector<Span> blocks;  // of the object header being parsed
   uint32_t current = 0;      // the object being parsed
+  std::string outside;       // the first construct found outside the subset ("" if none)
+
+  template <typename... Args>
+  void note(const Args&... args) {
+    if (outside.empty()) outside = concat(args...);
+  }
 
   void visit_once(uint64_t addr, const char* what) {
     bool added;
@@ -406,7 +412,10 @@ struct Walker {
       std::string_view s(reinterpret_cast<const char*>(name.p), static_cast<const uint8_t*>(nul) - name.p);
       if (s.empty() || s == "." || s.find('/') != s.npos) damaged("invalid link name \"", s, "\"");
       uint32_t cache = e.u32(16, "symbol table entry");
-      if (cache == 2) unsupported("a soft link \"", s, "\" in \"", path(), "\"");
+      if (cache == 2) {  // its target is a path: not followed, the other members still are
+        note("a soft link \"", s, "\" in \"", path(), "\"");
+        continue;
+      }
       if (cache > 2) damaged("unknown symbol table cache type ", cache);
       out->emplace_back(s, object_at(e.u64(8, "symbol table entry"), s));
     }
@@ -442,8 +451,11 @@ std::unique_ptr<const File> File::parse(const char* data, size_t size, const std
       unsupported("offsets or lengths not of 8 bytes");
     uint64_t at = version == 0 ? 24 : 28;
     uint64_t base = all.u64(at, "superblock"), eof = all.u64(at + 16, "superblock");
-    if (base != 0) unsupported("a base address of ", base);
     if (all.u64(at + 24, "superblock") != kUndef) unsupported("a driver information block");
+    // libhdf5 takes the superblock's own address (0 here) as the base address, whatever is stored,
+    // and moves the stored end of file by the difference (H5F__super_read): so does this reader, so
+    // that a file libhdf5 would read is read the same, or refused as damaged before libhdf5 sees it.
+    eof -= base;  // wraps when base > eof, as in libhdf5: then too large for any buffer
     if (eof > size)
       throw IOError(concat("Unable to open \"", name, "\" as an HDF5 file: truncated file: eof = ", size,
                            ", stored eof = ", eof));
@@ -451,11 +463,28 @@ std::unique_ptr<const File> File::parse(const char* data, size_t size, const std
     f->size_ = eof;
     Span root = w.file.sub(at + 32, 40, "root group symbol table entry");
     w.object_at(root.u64(8, "root group symbol table entry"), "");
+    // An object outside the subset is skipped and the walk goes on: the file then goes to libhdf5,
+    // which trusts what it reads, so every part this reader understands is checked first.
     for (size_t i = 0; i < w.todo.size(); ++i) {
       w.current = static_cast<uint32_t>(i);
-      w.parse_object(w.current, w.todo[i].addr);
+      try {
+        w.parse_object(w.current, w.todo[i].addr);
+      } catch (const Unsupported& u) {
+        w.note(u.reason);
+      }
     }
     if (f->objects_[0].kind != Object::Kind::group) damaged("the root object is not a group");
+    if (!w.outside.empty()) {  // libhdf5 follows global heap references blindly: check them first
+      std::vector<std::string> strings;
+      std::string err;
+      for (size_t i = 0; i < f->objects_.size(); ++i)
+        for (const Attr& a : f->objects_[i].attrs)
+          if (a.type.cls == 9 && f->read_strings(a, &strings, &err) == StringsRead::damaged) {
+            w.current = static_cast<uint32_t>(i);
+            damaged("attribute \"", a.name, "\": ", err);
+          }
+      unsupported(w.outside);
+    }
   } catch (const Unsupported& u) {
     *why = u.reason;
     return nullptr;

@@ -7,9 +7,11 @@
 //   version-3 contiguous or compact layout, or none allocated (zero fill).
 // File::parse walks the whole structure once and returns nullptr (with the reason) for anything
 // valid but outside the subset: version-2 headers, new-style groups (link messages), soft links,
-// filters or chunks, shared or big-endian datatypes, ... H5File then falls back to libhdf5.
-// Damage (bad signatures, offsets past the end, cycles) throws IOError naming the file and the
-// HDF5 path. Every read is bounds-checked; nothing is allocated beyond what the buffer can hold.
+// filters or chunks, shared or big-endian datatypes, ... H5File then falls back to libhdf5. Before
+// it does, the walk goes on past each such object, and every variable-length string attribute read
+// is resolved, so that damage in any part this reader understands is refused here: libhdf5 trusts
+// the file. Damage (bad signatures, offsets past the end, cycles) throws IOError naming the file
+// and the HDF5 path. Every read is bounds-checked; nothing is allocated beyond what the buffer can hold.
 // Variable-length strings are resolved lazily, when an attribute is read.
 //
 //   std::string why;

@@ -116,6 +116,67 @@ TEST(KerasH5Reader, FilesReadWholeUseIt) {
   EXPECT_EQ(types.root().attr_string("str_utf8"), "h\xc3\xa9llo");
 }
 
+TEST(KerasH5Reader, AllowLibhdf5FalseKeepsLibhdf5Out) {
+  // Valid HDF5 outside the subset (gzip, a soft link, big-endian data): refused, naming what and why.
+  for (H5Driver driver : {H5Driver::automatic, H5Driver::on_demand, H5Driver::sec2}) {
+    std::string msg = error_of<IOError>([&] { H5File::open(fixture("h5py_types.h5"), driver, false); });
+    EXPECT_NE(msg.find("h5py_types.h5\" as an HDF5 file: it has "), std::string::npos) << msg;
+    EXPECT_NE(msg.find("outside the HDF5 subset"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("LoadLimits::allow_libhdf5 is false"), std::string::npos) << msg;
+  }
+  std::vector<char> types = read_bytes(fixture("h5py_types.h5"));
+  EXPECT_NE(error_of<IOError>([&] { H5File::open_image(types.data(), types.size(), "t.h5", {}, false); })
+                .find("allow_libhdf5"), std::string::npos);
+  // A file of the subset is read whole by kerascpp's reader, whatever driver was asked for.
+  H5File f = H5File::open(fixture("keras3_mlp.h5"), H5Driver::on_demand, false);
+  EXPECT_EQ(f.backend(), "keras-subset");
+  std::string a, b;
+  dump(f.root(), &a);
+  dump(H5File::open(fixture("keras3_mlp.h5")).root(), &b);
+  EXPECT_EQ(a, b);
+}
+
+// Inputs on which libhdf5 1.10 read past a heap buffer (found by fuzz_load_model, kept in
+// fuzz/regressions/load_model/libhdf5_*): each is outside the subset, and each is refused as damaged
+// by kerascpp's reader before libhdf5 is given it, with libhdf5 allowed.
+TEST(KerasH5Reader, DamageLibhdf5WouldTrustIsRefusedFirst) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(KCPP_SOURCE_DIR) + "/fuzz/regressions/load_model")) {
+    if (!e.path().filename().string().starts_with("libhdf5_")) continue;
+    ++n;
+    std::vector<char> bytes = read_bytes(e.path().string());
+    std::string msg = error_of<IOError>([&] { H5File::open_image(bytes.data(), bytes.size(), "crash.h5"); });
+    EXPECT_NE(msg.find("Unable to open \"crash.h5\" as an HDF5 file: damaged at \""), std::string::npos)
+        << e.path() << ": " << msg;
+  }
+  EXPECT_GE(n, 10);
+}
+
+// libhdf5 takes the superblock's address (0) as the base address whatever is stored, and moves the
+// end of file by the difference: the reader does the same, so a damaged base never sends the file on.
+TEST(KerasH5Reader, StoredBaseAddressIsReadAsLibhdf5ReadsIt) {
+  std::vector<char> bytes = read_bytes(fixture("keras3_mlp.h5"));
+  uint64_t eof;  // superblock v0: the base address at byte 24, the end of file at byte 40
+  std::memcpy(&eof, bytes.data() + 40, 8);
+  ASSERT_EQ(eof, bytes.size());
+  for (uint64_t base : {eof - 1, eof + 1}) {  // an end of file of 1 byte; one that wraps past 2^64
+    std::vector<char> b = bytes;
+    std::memcpy(b.data() + 24, &base, 8);
+    std::string ours = error_of<IOError>([&] { H5File::open_image(b.data(), b.size(), "based.h5"); });
+    EXPECT_NE(ours.find("Unable to open \"based.h5\" as an HDF5 file"), std::string::npos) << base << ": " << ours;
+  }
+  std::vector<char> b = bytes;  // a base of 8 with the end of file moved by 8 as well: the same file
+  uint64_t base = 8, moved = eof + 8;
+  std::memcpy(b.data() + 24, &base, 8);
+  std::memcpy(b.data() + 40, &moved, 8);
+  H5File a = H5File::open_image(b.data(), b.size(), "based.h5");
+  EXPECT_EQ(a.backend(), "keras-subset");
+  std::string da, db;
+  dump(a.root(), &da);
+  dump(detail::open_image_libhdf5(b.data(), b.size(), "based.h5").root(), &db);
+  EXPECT_EQ(da, db);
+}
+
 TEST(KerasH5Reader, EveryStructureOfTheSubset) {
   H5File f = H5File::open(fixture("h5py_subset.h5"));
   ASSERT_EQ(f.backend(), "keras-subset");
