@@ -132,11 +132,15 @@ test-tsan: deps
 	  KCPP_CONCURRENCY_PREDICTS=$${KCPP_CONCURRENCY_PREDICTS:-100000} build-tsan/test_models --gtest_filter='Concurrency.*'
 
 # Leaks (100,000 load/free cycles per form and 1,000,000 predicts: RSS growth under 1 MB) and crash
-# safety (1,000 SIGKILLs at random points of save() per file form: the old file or the new one, whole).
-bench-reliability: build
-	cmake --build $(BUILD) -j$(JOBS) --target bench_leaks bench_save_kill
+# safety (1,000 SIGKILLs at random points of save() per file form: the old file or the new one, whole),
+# then the peak memory of loading keras.applications files against their size, beside Keras 3.
+bench-reliability: deps
+	scripts/install_deps.sh --python
+	$(CONFIGURE_PY)
+	cmake --build $(BUILD) -j$(JOBS) --target bench_leaks bench_save_kill _kerascpp
 	$(BUILD)/bench_leaks tests/fixtures/seed_mlp_2x10/keras3 100000 1000000
 	$(BUILD)/bench_save_kill tests/fixtures/all_layers_conv2d/keras3 1000 $(BUILD)/save_kill
+	.venv/bin/python bench/load_memory.py --out $(BUILD)/load_memory.md
 
 fuzz: deps
 	scripts/install_deps.sh --fuzz
