@@ -110,7 +110,13 @@ void Functional::complete_tensor_configs() {
       Json& c = j["config"];
       if (!c.contains("shape")) {
         Ref r = resolve(c["keras_history"], "config");
-        c["shape"] = layers::shape_to_json(nodes_[r.node].output_shapes[r.index]);
+        // A call off the graph between the model's inputs and outputs (Keras drops those, and never
+        // writes them) has no inferred shapes: its tensors are left as they are.
+        const std::vector<Shape>& outs = nodes_[r.node].output_shapes;
+        KCPP_CHECK(outs.empty() || (r.index >= 0 && r.index < static_cast<int>(outs.size())), ValueError,
+                   "A tensor in the config of model '", name(), "' is output ", r.index, " of a call of layer '",
+                   layers_[nodes_[r.node].layer]->name(), "', which has ", outs.size(), " output(s)");
+        if (!outs.empty()) c["shape"] = layers::shape_to_json(outs[r.index]);
       }
       if (!c.contains("dtype")) c["dtype"] = "float32";
     } else if (j.is_structured()) {
