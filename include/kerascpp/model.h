@@ -292,8 +292,10 @@ struct LoadLimits {
   double max_compression_ratio = 200;            // inflated / stored bytes of a DEFLATE member over 1 MiB
   // HDF5 files outside the subset Keras writes (and .h5 paths over 512 KiB, read on demand) go to
   // libhdf5, which trusts what it reads: fuzzing crashed libhdf5 1.10 on damaged files that kerascpp's
-  // own reader refuses. false, for files from untrusted sources: every HDF5 file is read whole by
-  // kerascpp's bounds-checked reader, and one outside its subset is refused with an IOError.
+  // own reader refuses. false, for files from untrusted sources: every HDF5 file load_model and
+  // load_model_from_memory read is read whole by kerascpp's bounds-checked reader, and one outside its
+  // subset is refused with an IOError. (Model::load_weights, into a model the caller built, has no
+  // such option yet: it hands files outside the subset to libhdf5.)
   bool allow_libhdf5 = true;
 };
 

@@ -130,8 +130,8 @@ def copy_h5(src, dst, **file_kwargs):
             a.copy(k, b)
 
 
-# A Keras file copied with libver="latest" has version-2 object headers and link messages, outside
-# the subset kerascpp's own reader takes: libhdf5 reads it by default; allow_libhdf5=False, for
+# A Keras file copied with libver="latest" has a version-3 superblock (and version-2 object headers),
+# outside the subset kerascpp's own reader takes: libhdf5 reads it by default; allow_libhdf5=False, for
 # files from untrusted sources, refuses it and names the construct. A .keras archive's weights
 # member too. Files inside the subset load the same either way.
 def test_allow_libhdf5_false_keeps_libhdf5_out(tmp_path):

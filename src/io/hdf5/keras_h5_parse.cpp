@@ -217,9 +217,18 @@ struct Walker {
   uint32_t current = 0;      // the object being parsed
   std::string outside;       // the first construct found outside the subset ("" if none)
 
+  bool skipped = false;       // the object being parsed has a message outside the subset
+
   template <typename... Args>
   void note(const Args&... args) {
     if (outside.empty()) outside = concat(args...);
+  }
+  // A message outside the subset: noted, and the rest of the object header is still read (its
+  // attributes and symbol table checked) but not what the object is.
+  template <typename... Args>
+  void skip(const Args&... args) {
+    note(args...);
+    skipped = true;
   }
 
   void visit_once(uint64_t addr, const char* what) {
@@ -284,6 +293,7 @@ struct Walker {
     if (head.u8(0, "object header") != 1) damaged("not an object header (version ", int(head.p[0]), ")");
     blocks.assign(1, file.sub(addr + 16, head.u32(8, "object header"), "object header"));
     Object o;
+    skipped = false;
     bool has_type = false, has_space = false, has_layout = false, has_symtab = false, fill_zero = true;
     uint64_t btree = 0, heap = 0;
     for (size_t b = 0; b < blocks.size(); ++b) {
@@ -293,7 +303,10 @@ struct Walker {
         uint8_t flags = blk.u8(at + 4, "message");
         Span m = blk.sub(at + 8, size, "message");
         at += 8 + uint64_t{size};
-        if (flags & 2) unsupported("a shared message (type ", type, ") at \"", path(), "\"");
+        if (flags & 2) {
+          skip("a shared message (type ", type, ") at \"", path(), "\"");
+          continue;
+        }
         switch (type) {
           case 0x00: case 0x0D: case 0x0E: case 0x12: case 0x16: break;  // nil, comment, times, refcount
           case 0x01:
@@ -309,7 +322,10 @@ struct Walker {
             if (has_layout) break;
             has_layout = true;
             uint8_t version = m.u8(0, "layout"), cls = m.u8(1, "layout");
-            if (version < 3) unsupported("a version-", int(version), " layout message at \"", path(), "\"");
+            if (version < 3) {
+              skip("a version-", int(version), " layout message at \"", path(), "\"");
+              break;
+            }
             if (version > 4) damaged("unknown layout message version ", int(version));
             if (cls == 0 && version == 3) {
               o.storage = Object::Storage::compact;
@@ -320,13 +336,19 @@ struct Walker {
               o.stored = m.u64(10, "layout");
               o.storage = o.addr == kUndef ? Object::Storage::none : Object::Storage::contiguous;
             } else if (cls <= 3) {
-              unsupported("chunked or virtual storage at \"", path(), "\"");
+              skip("chunked or virtual storage at \"", path(), "\"");
             } else {
               damaged("unknown layout class ", int(cls));
             }
             break;
           }
-          case 0x0C: o.attrs.push_back(parse_attr(m)); break;
+          case 0x0C:
+            try {
+              o.attrs.push_back(parse_attr(m));
+            } catch (const Unsupported& u) {
+              skip(u.reason);
+            }
+            break;
           case 0x10: {
             uint64_t at2 = m.u64(0, "continuation");
             visit_once(at2, "object header continuation");
@@ -338,12 +360,13 @@ struct Walker {
             btree = m.u64(0, "symbol table message");
             heap = m.u64(8, "symbol table message");
             break;
-          case 0x02: case 0x06: case 0x0A: unsupported("a new-style group (link messages) at \"", path(), "\"");
-          case 0x0B: unsupported("a filtered dataset at \"", path(), "\"");
-          case 0x07: unsupported("external data files at \"", path(), "\"");
-          case 0x15: unsupported("dense attribute storage at \"", path(), "\"");
+          case 0x02: case 0x06: case 0x0A: skip("a new-style group (link messages) at \"", path(), "\""); break;
+          case 0x0B: skip("a filtered dataset at \"", path(), "\""); break;
+          case 0x07: skip("external data files at \"", path(), "\""); break;
+          case 0x15: skip("dense attribute storage at \"", path(), "\""); break;
           case 0x09: case 0x0F: case 0x13: case 0x14: case 0x17:
-            unsupported("header message type ", type, " at \"", path(), "\"");
+            skip("header message type ", type, " at \"", path(), "\"");
+            break;
           default: damaged("unknown header message type ", type);
         }
       }
@@ -355,15 +378,21 @@ struct Walker {
       read_group(id, btree, heap);
       return;
     }
+    if (skipped) {  // its attributes are kept for the checks before libhdf5; what it is, libhdf5 knows
+      (*objects)[id] = std::move(o);
+      return;
+    }
     if (!has_layout || has_symtab) {
-      if (has_type && !has_space && !has_symtab) unsupported("a named datatype at \"", path(), "\"");
-      damaged("neither a group nor a dataset");
+      if (!has_type || has_space || has_symtab) damaged("neither a group nor a dataset");
+      note("a named datatype at \"", path(), "\"");
+      (*objects)[id] = std::move(o);
+      return;
     }
     if (!has_type || !has_space) damaged("a dataset without a datatype or dataspace");
     if (o.type.foreign && (o.type.cls == 0 || o.type.cls == 1))
-      unsupported("big-endian or non-IEEE numbers at \"", path(), "\"");
+      note("big-endian or non-IEEE numbers at \"", path(), "\"");
     if (o.storage == Object::Storage::none && !fill_zero)
-      unsupported("an unwritten dataset with a fill value at \"", path(), "\"");
+      note("an unwritten dataset with a fill value at \"", path(), "\"");
     o.kind = Object::Kind::dataset;
     (*objects)[id] = std::move(o);
   }
@@ -475,11 +504,11 @@ std::unique_ptr<const File> File::parse(const char* data, size_t size, const std
     }
     if (f->objects_[0].kind != Object::Kind::group) damaged("the root object is not a group");
     if (!w.outside.empty()) {  // libhdf5 follows global heap references blindly: check them first
-      std::vector<std::string> strings;
+      HeapCache heaps;
       std::string err;
       for (size_t i = 0; i < f->objects_.size(); ++i)
         for (const Attr& a : f->objects_[i].attrs)
-          if (a.type.cls == 9 && f->read_strings(a, &strings, &err) == StringsRead::damaged) {
+          if (a.type.cls == 9 && f->read_strings(a, nullptr, &err, &heaps) == StringsRead::damaged) {
             w.current = static_cast<uint32_t>(i);
             damaged("attribute \"", a.name, "\": ", err);
           }

@@ -22,19 +22,14 @@ std::string strip_padding(const char* p, size_t n, uint8_t pad) {
   return std::string(p, n);
 }
 
-// The objects of one global heap collection ("GCOL"), checked the way libhdf5 walks them.
-struct Collection {
-  uint64_t addr = 0;
-  std::vector<std::pair<const char*, uint64_t>> objects;  // by heap object index
-};
-
-std::string load_collection(const char* data, uint64_t size, uint64_t addr, Collection* c) {
-  c->addr = addr;
+// The objects of the global heap collection ("GCOL") at `addr`, checked the way libhdf5 walks them.
+std::string load_collection(const char* data, uint64_t size, uint64_t addr, HeapCollection* c) {
   c->objects.clear();
   auto bad = [&] { return concat("damaged global heap collection at address ", addr); };
   if (addr > size || size - addr < 16 || std::memcmp(data + addr, "GCOL\1", 5) != 0) return bad();
   uint64_t n = get(data + addr + 8, 8);
   if (n < 16 || n > size - addr) return bad();
+  c->bytes = n;
   const char* p = data + addr;
   for (uint64_t at = 16; n - at >= 16;) {
     uint64_t index = get(p + at, 2), len = get(p + at + 8, 8);
@@ -102,8 +97,8 @@ std::string describe(const Type& t) {
   }
 }
 
-StringsRead File::read_strings(const Attr& a, std::vector<std::string>* out, std::string* why) const {
-  out->clear();
+StringsRead File::read_strings(const Attr& a, std::vector<std::string>* out, std::string* why, HeapCache* heaps) const {
+  if (out) out->clear();
   uint64_t n = a.space.points;  // bounded by the attribute's bytes at parse time
   bool is_string = a.type.cls == 3 || (a.type.cls == 9 && a.type.vlen_string);
   if (!is_string) {
@@ -111,30 +106,52 @@ StringsRead File::read_strings(const Attr& a, std::vector<std::string>* out, std
     *why = concat(describe(a.type), " array of ", n, " element(s)");
     return StringsRead::not_strings;
   }
-  out->reserve(n);
   if (a.type.cls == 3) {
+    if (!out) return StringsRead::ok;
+    out->reserve(n);
     for (uint64_t i = 0; i < n; ++i) out->push_back(strip_padding(a.data + i * a.type.size, a.type.size, a.type.pad));
     return StringsRead::ok;
   }
-  Collection heap;
+  // Bounded by the file: each collection is walked once, the collections walked may not total more
+  // bytes than the file (they overlap otherwise), nor the strings read (one heap object referenced
+  // again and again would multiply them).
+  HeapCache local;
+  HeapCache& cache = heaps ? *heaps : local;
+  if (out) out->reserve(n);
+  uint64_t total = 0;
   for (uint64_t i = 0; i < n; ++i) {
     const char* e = a.data + 16 * i;
     uint64_t len = get(e, 4), addr = get(e + 4, 8), index = get(e + 12, 4);
     if (addr == 0 || len == 0) {  // a null or empty string
-      out->emplace_back();
+      if (out) out->emplace_back();
       continue;
     }
-    if (heap.addr != addr || heap.objects.empty()) {
-      *why = load_collection(data_, size_, addr, &heap);
-      if (!why->empty()) return StringsRead::damaged;
+    auto [it, added] = cache.collections.try_emplace(addr);
+    if (added) {
+      *why = load_collection(data_, size_, addr, &it->second);
+      if (why->empty() && it->second.bytes > size_ - cache.bytes)
+        *why = concat("global heap collections overlapping at address ", addr);
+      if (!why->empty()) {
+        cache.collections.erase(it);
+        return StringsRead::damaged;
+      }
+      cache.bytes += it->second.bytes;
     }
+    const HeapCollection& heap = it->second;
     if (index >= heap.objects.size() || !heap.objects[index].first || heap.objects[index].second < len) {
       *why = concat("damaged global heap collection at address ", addr, ": no object ", index, " of ",
                     len, " bytes");
       return StringsRead::damaged;
     }
+    if (!out) continue;
     const char* p = heap.objects[index].first;
-    out->emplace_back(p, strnlen(p, len));  // as libhdf5 hands out C strings
+    const size_t chars = strnlen(p, len);  // as libhdf5 hands out C strings
+    total += chars;
+    if (total > size_) {
+      *why = concat("the strings total more bytes than the file's ", size_, " (heap objects referenced again and again)");
+      return StringsRead::damaged;
+    }
+    out->emplace_back(p, chars);
   }
   return StringsRead::ok;
 }

@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -75,6 +76,16 @@ struct Object {
   const Object* member(std::string_view name, const std::vector<Object>& all) const;
 };
 
+// Global heap collections read for attribute strings, by address: each is walked once.
+struct HeapCollection {
+  uint64_t bytes = 0;                                      // of the collection
+  std::vector<std::pair<const char*, uint64_t>> objects;  // by heap object index: data, length
+};
+struct HeapCache {
+  std::unordered_map<uint64_t, HeapCollection> collections;
+  uint64_t bytes = 0;  // of all of them, at most the file's
+};
+
 class File {
  public:
   // nullptr with *why set when the file is valid HDF5 outside the subset (or not HDF5 at all:
@@ -87,7 +98,10 @@ class File {
   // a component is missing or an intermediate one is not a group.
   const Object* find(const Object& from, std::string_view rel) const;
   // An attribute's strings, with the contract of detail::read_strings.
-  StringsRead read_strings(const Attr& a, std::vector<std::string>* out, std::string* why) const;
+  // out == nullptr checks every reference without reading the strings; `heaps` carries the
+  // collections from one call to the next.
+  StringsRead read_strings(const Attr& a, std::vector<std::string>* out, std::string* why,
+                           HeapCache* heaps = nullptr) const;
   // A dataset's dtype, or nullopt with *why describing the type (as detail::dtype_of).
   std::optional<DType> dtype_of(const Object& dataset, std::string* why) const;
   // Copies the dataset's nbytes bytes to dst; "" or why it cannot (damaged file).
