@@ -113,8 +113,9 @@ void pad(const void* x, void* y, size_t elem_size, const int64_t* in_shape, cons
          const int64_t* after, int rank, const void* fill) {
   const int walk = walked_dims(rank, [&](int d) { return before[d] == 0 && after[d] == 0; });
   const char* f = static_cast<const char*>(fill);
-  if (walk == 0) {  // nothing padded
-    std::memcpy(y, x, static_cast<size_t>(product(in_shape, 0, rank)) * elem_size);
+  if (walk == 0) {  // nothing padded (an empty x may be null, which memcpy may not be given)
+    if (const size_t bytes = static_cast<size_t>(product(in_shape, 0, rank)) * elem_size; bytes > 0)
+      std::memcpy(y, x, bytes);
     return;
   }
   if (product(in_shape, 0, rank) == 0) {  // all output cells are fill

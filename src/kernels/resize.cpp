@@ -9,6 +9,7 @@ namespace kerascpp::kernels {
 
 void resize_nearest(const float* x, float* y, int64_t n, int64_t h, int64_t w, int64_t c, int64_t oh,
                     int64_t ow) {
+  if (c == 0) return;  // no elements: x may be null, which memcpy may not be given
   const float sy = resize_scale(h, oh), sx = resize_scale(w, ow);
   for (int64_t b = 0; b < n; ++b) {
     const float* xb = x + b * h * w * c;
@@ -22,6 +23,7 @@ void resize_nearest(const float* x, float* y, int64_t n, int64_t h, int64_t w, i
 
 void resize_bilinear(const float* x, float* y, int64_t n, int64_t h, int64_t w, int64_t c, int64_t oh,
                      int64_t ow) {
+  if (c == 0) return;  // no elements: x may be null, which memcpy may not be given
   const float sy = resize_scale(h, oh), sx = resize_scale(w, ow);
   for (int64_t b = 0; b < n; ++b) {
     const float* xb = x + b * h * w * c;
@@ -45,6 +47,7 @@ void resize_bilinear(const float* x, float* y, int64_t n, int64_t h, int64_t w, 
 
 void resize_bicubic(const float* x, float* y, int64_t n, int64_t h, int64_t w, int64_t c, int64_t oh,
                     int64_t ow) {
+  if (c == 0) return;  // no elements: x may be null, which memcpy may not be given
   const float sy = resize_scale(h, oh), sx = resize_scale(w, ow);
   for (int64_t b = 0; b < n; ++b) {
     const float* xb = x + b * h * w * c;
