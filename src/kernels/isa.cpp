@@ -128,6 +128,10 @@ std::vector<const IsaKernels*> runnable_isa_kernels() {
 void matmul_small(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
   isa_kernels().matmul_small(a, b, c, m, n, k);
 }
+void matmul_small_bias(const float* a, const float* b, const float* bias, bool relu, float* c, int64_t m, int64_t n,
+                       int64_t k) {
+  isa_kernels().matmul_small_bias(a, b, bias, relu, c, m, n, k);
+}
 void matmul_transposed_small(bool transpose_a, bool transpose_b, const float* a, const float* b, float* c,
                              int64_t m, int64_t n, int64_t k) {
   isa_kernels().matmul_transposed_small(transpose_a, transpose_b, a, b, c, m, n, k);

@@ -111,6 +111,25 @@ void matmul(const float* a, const float* b, float* c, int64_t m, int64_t n, int6
   chosen.run(a, b, c, m, n, k);
 }
 
+void matmul_bias(const float* a, const float* b, const float* bias, bool relu, float* c, int64_t m, int64_t n,
+                 int64_t k) {
+  if (small_refuses(m, n, k) == nullptr) {
+    if (dispatch_verbose())
+      log_dispatch_once("matmul_bias", "(" + std::to_string(m) + ", " + std::to_string(k) + ") @ (" +
+                        std::to_string(k) + ", " + std::to_string(n) + ")", "small", "");
+    return matmul_small_bias(a, b, bias, relu, c, m, n, k);
+  }
+  matmul(a, b, c, m, n, k);
+  if (!bias && !relu) return;
+  for (int64_t i = 0; i < m; ++i) {
+    float* ci = c + i * n;
+    if (bias)
+      for (int64_t j = 0; j < n; ++j) ci[j] = ci[j] + bias[j];
+    if (relu)
+      for (int64_t j = 0; j < n; ++j) ci[j] = ci[j] < 0.f ? 0.f : ci[j];
+  }
+}
+
 void set_blas_threads(int n) {
   if (openblas_set_num_threads) openblas_set_num_threads(std::max(1, n));
 }

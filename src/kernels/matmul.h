@@ -39,8 +39,17 @@ MatmulChoice matmul_choice(int64_t m, int64_t n, int64_t k);
 
 // Dispatching matmul. k == 0 writes zeros; m == 0 or n == 0 writes nothing.
 void matmul(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
+// c = a @ b + bias (bias may be null), clamped at 0 when relu: the same floats as matmul, then
+// bias_add, then relu (each rounding once, in that order), in one pass over c. The small path adds and
+// clamps in registers before it stores; the others do it row by row after the product. For Dense
+// layers in inference plans (models/plan_steps.cpp).
+void matmul_bias(const float* a, const float* b, const float* bias, bool relu, float* c, int64_t m, int64_t n,
+                 int64_t k);
 // The candidates themselves, callable directly.
 void matmul_small(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
+// The small candidate with matmul_bias's epilogue (matmul_small is this with no bias and no relu).
+void matmul_small_bias(const float* a, const float* b, const float* bias, bool relu, float* c, int64_t m, int64_t n,
+                       int64_t k);
 void matmul_blas(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
 
 // c: (m, n) = op(a) @ op(b), op transposing when asked: a is stored (k, m) when transpose_a, b is

@@ -98,6 +98,7 @@ Functional::Functional(const std::string& class_name, const Json& config, const 
   plan();
   Layer::build(input_shapes_);
   if (class_name != "Sequential") complete_tensor_configs();
+  inference_plan_ = InferencePlan::compile(*this, &why_not_planned_);
   custom_ = nullptr;
   existing_ = nullptr;
 }
@@ -364,6 +365,11 @@ std::vector<Shape> Functional::compute_output_shape(const std::vector<Shape>& in
 }
 
 std::vector<Tensor> Functional::call(const std::vector<Tensor>& inputs, const CallContext& ctx) const {
+  if (inference_plan_ && inference_plan_->takes(inputs, ctx)) return inference_plan_->run(inputs);
+  return call_graph(inputs, ctx);
+}
+
+std::vector<Tensor> Functional::call_graph(const std::vector<Tensor>& inputs, const CallContext& ctx) const {
   std::vector<Shape> shapes;
   for (const Tensor& t : inputs) shapes.push_back(t.shape());
   compute_output_shape(shapes);  // validates the inputs

@@ -23,6 +23,7 @@
 #include "kerascpp/layer.h"
 #include "layers/build_budget.h"
 #include "layers/regularizers.h"
+#include "models/inference_plan.h"
 
 namespace kerascpp::models {
 
@@ -37,7 +38,14 @@ class Functional : public Layer {
 
   std::string class_name() const override { return class_name_; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) const override;
+  // Runs the graph: on its inference plan when the call is one the plan takes, else call_graph().
   std::vector<Tensor> call(const std::vector<Tensor>& inputs, const CallContext& ctx) const override;
+  // Runs the graph layer by layer (the interpreter): every call, training included.
+  std::vector<Tensor> call_graph(const std::vector<Tensor>& inputs, const CallContext& ctx) const;
+  // The inference plan made with the graph (models/inference_plan.h), or null; then why_not_planned()
+  // says why ("layer 'lstm' (LSTM) is not planned").
+  const InferencePlan* inference_plan() const { return inference_plan_.get(); }
+  const std::string& why_not_planned() const { return why_not_planned_; }
   std::vector<Layer*> sublayers() const override;  // Keras's model.layers
   Json get_config() const override;
 
@@ -65,6 +73,7 @@ class Functional : public Layer {
   void adopt_symbolic(const NodeSource& node_of);
 
  private:
+  friend class InferencePlan;  // reads the graph when it compiles it
   struct Ref {
     int node = -1;
     int index = 0;
@@ -125,6 +134,8 @@ class Functional : public Layer {
   const std::vector<std::shared_ptr<const SymbolicNode>>& symbolic() const;
   mutable std::once_flag symbolic_once_;
   mutable std::vector<std::shared_ptr<const SymbolicNode>> symbolic_;
+  std::unique_ptr<InferencePlan> inference_plan_;
+  std::string why_not_planned_;
 };
 
 // A layer or a nested model for a canonical {"class_name", "config"} entry.

@@ -148,10 +148,12 @@ void pack_panel(const float* b, int64_t n, int64_t kc, float* panel) {
 
 // c[0:MR, 0:nb] = (accumulate ? c : 0) + a[0:MR, 0:kc] @ bp[0:kc, 0:nb]; rows of a, bp and c are
 // lda, ldb and n apart. kFull: nb == kNB, plain loads; otherwise masked loads of the first nb columns.
-// MR is fixed so that the 2*MR accumulators live in registers.
+// MR is fixed so that the 2*MR accumulators live in registers. The epilogue (the last k block of
+// matmul_small_bias): + bias[0:nb] when bias is not null, then relu, each rounded as bias_add and relu
+// round them.
 template <int MR, bool kFull>
 void block(const float* a, int64_t lda, const float* bp, int64_t ldb, float* c, int64_t n, int64_t kc, int nb,
-           bool accumulate) {
+           bool accumulate, const float* bias, bool relu) {
   const Lanes l0(std::min(nb, kV)), l1(std::max(nb - kV, 0));
   vf acc[MR][2];
   KCPP_UNROLL for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = vf{};
@@ -165,19 +167,38 @@ void block(const float* a, int64_t lda, const float* bp, int64_t ldb, float* c, 
       acc[r][1] += ar * b1;
     }
   }
+  if (accumulate) {
+    KCPP_UNROLL for (int r = 0; r < MR; ++r) {
+      const float* cr = c + r * n;
+      acc[r][0] += kFull ? load(cr) : load(cr, l0);
+      acc[r][1] += kFull ? load(cr + kV) : load(cr + kV, l1);
+    }
+  }
+  if (bias) {
+    const vf b0 = kFull ? load(bias) : load(bias, l0), b1 = kFull ? load(bias + kV) : load(bias + kV, l1);
+    KCPP_UNROLL for (int r = 0; r < MR; ++r) acc[r][0] += b0, acc[r][1] += b1;
+  }
+  if (relu) {
+    const vf zero{};
+    KCPP_UNROLL for (int r = 0; r < MR; ++r) {
+      acc[r][0] = acc[r][0] < zero ? zero : acc[r][0];
+      acc[r][1] = acc[r][1] < zero ? zero : acc[r][1];
+    }
+  }
   KCPP_UNROLL for (int r = 0; r < MR; ++r) {
     float* cr = c + r * n;
     if (kFull) {
-      store(cr, accumulate ? acc[r][0] + load(cr) : acc[r][0]);
-      store(cr + kV, accumulate ? acc[r][1] + load(cr + kV) : acc[r][1]);
+      store(cr, acc[r][0]);
+      store(cr + kV, acc[r][1]);
     } else {
-      store(cr, accumulate ? acc[r][0] + load(cr, l0) : acc[r][0], l0);
-      store(cr + kV, accumulate ? acc[r][1] + load(cr + kV, l1) : acc[r][1], l1);
+      store(cr, acc[r][0], l0);
+      store(cr + kV, acc[r][1], l1);
     }
   }
 }
 
-using BlockFn = void (*)(const float*, int64_t, const float*, int64_t, float*, int64_t, int64_t, int, bool);
+using BlockFn = void (*)(const float*, int64_t, const float*, int64_t, float*, int64_t, int64_t, int, bool,
+                        const float*, bool);
 // kBlocks[full][rows]
 constexpr BlockFn kBlocks[2][kMR + 1] = {
     {nullptr, block<1, false>, block<2, false>, block<3, false>, block<4, false>, nullptr, nullptr},
@@ -187,14 +208,24 @@ constexpr BlockFn kBlocks[2][kMR + 1] = {
 }  // namespace
 
 void matmul_small(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
+  matmul_small_bias(a, b, nullptr, false, c, m, n, k);
+}
+
+void matmul_small_bias(const float* a, const float* b, const float* bias, bool relu, float* c, int64_t m, int64_t n,
+                       int64_t k) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
-    std::memset(c, 0, sizeof(float) * m * n);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        const float v = bias ? 0.f + bias[j] : 0.f;
+        c[i * n + j] = relu && v < 0.f ? 0.f : v;
+      }
     return;
   }
   alignas(64) float panel[kKC * kNB];  // 16 KB on the stack: kernels never allocate
   for (int64_t p0 = 0; p0 < k; p0 += kKC) {
     int64_t kc = std::min(kKC, k - p0);
+    const bool last = p0 + kc == k;
     for (int64_t j0 = 0; j0 < n; j0 += kNB) {
       int nb = static_cast<int>(std::min<int64_t>(kNB, n - j0));
       bool full = nb == kNB;
@@ -208,7 +239,8 @@ void matmul_small(const float* a, const float* b, float* c, int64_t m, int64_t n
       const int64_t rows = full ? kMR : kMREdge;
       for (int64_t i0 = 0; i0 < m; i0 += rows) {
         int mr = static_cast<int>(std::min<int64_t>(rows, m - i0));
-        kBlocks[full][mr](a + i0 * k + p0, k, bp, ldb, c + i0 * n + j0, n, kc, nb, p0 > 0);
+        kBlocks[full][mr](a + i0 * k + p0, k, bp, ldb, c + i0 * n + j0, n, kc, nb, p0 > 0,
+                          last && bias ? bias + j0 : nullptr, last && relu);
       }
     }
   }

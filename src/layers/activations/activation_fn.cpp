@@ -1,6 +1,9 @@
 #include "layers/activations/activation_fn.h"
 
+#include <cstring>
+
 #include "kernels/elementwise.h"
+#include "kernels/reduce.h"
 
 namespace kerascpp::layers {
 
@@ -40,6 +43,19 @@ bool ActivationFn::apply_in_place(float* x, int64_t n) const {
   if (kind_ != Kind::unary) return false;
   if (op_ != ops::UnaryOp::linear) kernels::unary(op_, x, x, n, ops::default_alpha(op_));
   return true;
+}
+
+void ActivationFn::apply(const float* x, float* y, int64_t n, int64_t last) const {
+  const int64_t rows = last > 0 ? n / last : 0;
+  switch (kind_) {
+    case Kind::softmax: return kernels::softmax(x, y, rows, last, 1);
+    case Kind::log_softmax: return kernels::log_softmax(x, y, rows, last, 1);
+    case Kind::unary: break;
+  }
+  if (op_ != ops::UnaryOp::linear)
+    kernels::unary(op_, x, y, n, ops::default_alpha(op_));
+  else if (x != y && n > 0)
+    std::memcpy(y, x, static_cast<size_t>(n) * sizeof(float));
 }
 
 }  // namespace kerascpp::layers

@@ -19,6 +19,11 @@ class ActivationFn {
   // For elementwise activations: applies it to n floats in place, as operator() computes them (no
   // tape: for inference loops that keep no tensors). False, doing nothing, for softmax / log_softmax.
   bool apply_in_place(float* x, int64_t n) const;
+  // y = this activation of x, n floats whose last axis has `last` of them, with the kernels operator()
+  // runs (bit-identical to it); y may be x. For inference plans (models/inference_plan.h).
+  void apply(const float* x, float* y, int64_t n, int64_t last) const;
+  bool is_linear() const { return kind_ == Kind::unary && op_ == ops::UnaryOp::linear; }
+  bool is_relu() const { return kind_ == Kind::unary && op_ == ops::UnaryOp::relu; }
   // The elementwise op, or false for softmax / log_softmax.
   bool unary_op(ops::UnaryOp* op) const {
     *op = op_;

@@ -2,6 +2,7 @@
 #include "layers/activations/activation_fn.h"
 #include "layers/config_utils.h"
 #include "layers/layer_list.h"
+#include "layers/plan_parts.h"
 
 namespace kerascpp::layers {
 namespace {
@@ -11,6 +12,7 @@ class Activation : public Layer {
   explicit Activation(const Json& config)
       : Layer(config), fn_(require<Json>(config, "activation"), name()) {}
   std::string class_name() const override { return "Activation"; }
+  const ActivationFn& fn() const { return fn_; }
   bool supports_masking() const override { return true; }  // as Keras 3's
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);
@@ -26,4 +28,8 @@ class Activation : public Layer {
 
 }  // namespace
 LayerPtr make_activation(const Json& c) { return std::make_shared<Activation>(c); }
+const ActivationFn* activation_layer_fn(const Layer& layer) {
+  const auto* a = dynamic_cast<const Activation*>(&layer);
+  return a ? &a->fn() : nullptr;
+}
 }  // namespace kerascpp::layers

@@ -3,6 +3,7 @@
 #include "layers/activations/activation_fn.h"
 #include "layers/config_utils.h"
 #include "layers/layer_list.h"
+#include "layers/plan_parts.h"
 
 namespace kerascpp::layers {
 namespace {
@@ -18,6 +19,7 @@ class Dense : public Layer {
                "', expected a positive integer. Received: units=", units_);
   }
   std::string class_name() const override { return "Dense"; }
+  DenseParts parts() const { return {kernel_, bias_, &activation_}; }
   bool supports_masking() const override { return true; }  // as Keras 3's
 
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
@@ -56,4 +58,9 @@ class Dense : public Layer {
 
 }  // namespace
 LayerPtr make_dense(const Json& c) { return std::make_shared<Dense>(c); }
+bool dense_parts(const Layer& layer, DenseParts* parts) {
+  const auto* dense = dynamic_cast<const Dense*>(&layer);
+  if (dense) *parts = dense->parts();
+  return dense != nullptr;
+}
 }  // namespace kerascpp::layers

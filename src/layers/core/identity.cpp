@@ -1,5 +1,6 @@
 // keras.layers.Identity: returns its input, mask included.
 #include "layers/layer_list.h"
+#include "layers/plan_parts.h"
 
 namespace kerascpp::layers {
 namespace {
@@ -18,4 +19,5 @@ class Identity : public Layer {
 
 }  // namespace
 LayerPtr make_identity(const Json& c) { return std::make_shared<Identity>(c); }
+bool is_identity_layer(const Layer& layer) { return dynamic_cast<const Identity*>(&layer) != nullptr; }
 }  // namespace kerascpp::layers

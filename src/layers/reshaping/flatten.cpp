@@ -2,6 +2,7 @@
 // moved to channels_last, as keras/src/layers/reshaping/flatten.py does.
 #include "layers/config_utils.h"
 #include "layers/layer_list.h"
+#include "layers/plan_parts.h"
 #include "ops/ops.h"
 
 namespace kerascpp::layers {
@@ -12,6 +13,7 @@ class Flatten : public Layer {
   explicit Flatten(const Json& config)
       : Layer(config), channels_first_(get<std::string>(config, "data_format", "channels_last") == "channels_first") {}
   std::string class_name() const override { return "Flatten"; }
+  bool channels_first() const { return channels_first_; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);
     KCPP_CHECK(!in[0].empty(), ValueError, "Layer '", name(), "' (Flatten) expects an input with a batch axis. Received: shape=()");
@@ -36,4 +38,8 @@ class Flatten : public Layer {
 
 }  // namespace
 LayerPtr make_flatten(const Json& c) { return std::make_shared<Flatten>(c); }
+bool flatten_is_view(const Layer& layer, const Shape& input) {
+  const auto* f = dynamic_cast<const Flatten*>(&layer);
+  return f && (!f->channels_first() || input.size() <= 2);
+}
 }  // namespace kerascpp::layers

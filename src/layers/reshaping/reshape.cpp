@@ -1,6 +1,7 @@
 // keras.layers.Reshape: (batch, ...) -> (batch, *target_shape); one target dim may be -1.
 #include "layers/config_utils.h"
 #include "layers/layer_list.h"
+#include "layers/plan_parts.h"
 
 namespace kerascpp::layers {
 namespace {
@@ -41,4 +42,5 @@ class Reshape : public Layer {
 
 }  // namespace
 LayerPtr make_reshape(const Json& c) { return std::make_shared<Reshape>(c); }
+bool is_reshape_layer(const Layer& layer) { return dynamic_cast<const Reshape*>(&layer) != nullptr; }
 }  // namespace kerascpp::layers

@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "kernel_test_util.h"
+#include "kernels/isa.h"
 #include "kernels/ref/ref.h"
 
 namespace kerascpp::kernels {
@@ -56,6 +58,48 @@ TEST(Matmul, LargerAndRandomSizesMatchRef) {
     int64_t m = test::random_dim(g, 40), n = test::random_dim(g, 40), k = test::random_dim(g, 70);
     expect_matches_ref(matmul_small, "small", m, n, k, g);
     expect_matches_ref(matmul_blas, "blas", m, n, k, g);
+  }
+}
+
+// matmul_bias is matmul, then bias_add, then relu, bit for bit (the inference plan's Dense relies on
+// it to equal the interpreter), on every instruction set's small kernel and on the BLAS path: sizes
+// with edge panels, k past the small kernel's 256 block (the epilogue only on the last block), k = 0,
+// and m*n*k past the small path's limit.
+TEST(Matmul, BiasAndReluEpilogueEqualsSeparatePasses) {
+  std::mt19937 g(5);
+  struct Size {
+    int64_t m, n, k;
+  };
+  for (const Size& s : {Size{1, 10, 8}, Size{1024, 10, 8}, Size{1024, 1, 10}, Size{7, 33, 300}, Size{5, 16, 0},
+                        Size{300, 130, 70}}) {
+    std::vector<float> a = test::random_floats(g, s.m * s.k), b = test::random_floats(g, s.k * s.n),
+                       bias = test::random_floats(g, s.n);
+    for (bool relu : {false, true})
+      for (const float* bp : {static_cast<const float*>(bias.data()), static_cast<const float*>(nullptr)}) {
+        std::vector<float> want(s.m * s.n);
+        matmul(a.data(), b.data(), want.data(), s.m, s.n, s.k);
+        for (int64_t i = 0; i < s.m * s.n; ++i) {
+          if (bp) want[i] = want[i] + bp[i % s.n];
+          if (relu) want[i] = want[i] < 0.f ? 0.f : want[i];
+        }
+        std::vector<float> got(s.m * s.n + 1, NAN);
+        got.back() = 123.f;
+        matmul_bias(a.data(), b.data(), bp, relu, got.data(), s.m, s.n, s.k);
+        EXPECT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * sizeof(float)))
+            << "matmul_bias " << s.m << "x" << s.n << "x" << s.k << " relu=" << relu << " bias=" << (bp != nullptr);
+        EXPECT_EQ(got.back(), 123.f);
+        if (s.m * s.n * s.k > kMatmulSmallMaxWork) continue;
+        for (const IsaKernels* set : runnable_isa_kernels()) {
+          set->matmul_small(a.data(), b.data(), want.data(), s.m, s.n, s.k);
+          for (int64_t i = 0; i < s.m * s.n; ++i) {
+            if (bp) want[i] = want[i] + bp[i % s.n];
+            if (relu) want[i] = want[i] < 0.f ? 0.f : want[i];
+          }
+          set->matmul_small_bias(a.data(), b.data(), bp, relu, got.data(), s.m, s.n, s.k);
+          EXPECT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * sizeof(float)))
+              << set->name << " " << s.m << "x" << s.n << "x" << s.k << " relu=" << relu;
+        }
+      }
   }
 }
 

@@ -1,0 +1,239 @@
+#include "models/inference_plan.h"
+
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include "models/functional.h"
+
+namespace kerascpp::models {
+
+// The memory of one caller: the planned values of a call of up to `capacity / floats_per_row` rows,
+// and the pointers of a call's values and of one step's inputs.
+struct InferencePlan::Workspace {
+  float* data = nullptr;
+  size_t capacity = 0;  // floats
+  std::vector<float*> at;          // per value
+  std::vector<const float*> args;  // one step's inputs
+  ~Workspace() { std::free(data); }
+  void reserve(size_t floats) {
+    if (floats <= capacity) return;
+    std::free(data);
+    data = nullptr, capacity = 0;
+    // 64-byte aligned, as Storage's; aligned_alloc wants a multiple of the alignment.
+    const size_t bytes = (floats * sizeof(float) + 63) / 64 * 64;
+    data = static_cast<float*>(std::aligned_alloc(64, bytes));
+    if (!data) throw std::bad_alloc();
+    capacity = floats;
+  }
+};
+
+InferencePlan::~InferencePlan() = default;
+
+std::unique_ptr<InferencePlan> InferencePlan::compile(const Functional& g, std::string* why) {
+  const char* env = std::getenv("KERASCPP_PLAN");
+  if (env && (std::strcmp(env, "0") == 0 || std::strcmp(env, "off") == 0)) {
+    *why = "KERASCPP_PLAN=" + std::string(env);
+    return nullptr;
+  }
+  auto refuse = [&](const std::string& reason) -> std::unique_ptr<InferencePlan> {
+    *why = reason;
+    return nullptr;
+  };
+  std::unique_ptr<InferencePlan> plan(new InferencePlan());
+  std::map<std::pair<int, int>, int> value_of;  // (node, output) -> value id
+  auto add_value = [&](const Shape& shape, int node) -> int {
+    if (shape.size() < 2 || shape[0] >= 0) {
+      *why = "a tensor of shape " + shape_str(shape) + " has no free batch axis and sample axes (" +
+             (shape.empty() ? std::string("a scalar") : "rank " + std::to_string(shape.size())) + ")";
+      return -1;
+    }
+    for (size_t d = 1; d < shape.size(); ++d)
+      if (shape[d] < 0) {
+        *why = "a tensor of shape " + shape_str(shape) + " has a dimension known only when called";
+        return -1;
+      }
+    Value v;
+    v.shape = shape;
+    v.width = shape_size(Shape(shape.begin() + 1, shape.end()));
+    v.root = static_cast<int>(plan->values_.size());
+    plan->values_.push_back(std::move(v));
+    value_of[{node, 0}] = v.root;
+    return v.root;
+  };
+  for (size_t i = 0; i < g.inputs_.size(); ++i) {
+    const Functional::Ref& r = g.inputs_[i];
+    if (r.index != 0 || value_of.count({r.node, 0}))
+      return refuse("an input of the graph is given twice or is not a layer's first output");
+    const int v = add_value(g.nodes_[r.node].output_shapes.at(0), r.node);
+    if (v < 0) return nullptr;
+    plan->values_[v].where = Where::input;
+    plan->values_[v].index = static_cast<int64_t>(i);
+    plan->inputs_.push_back(v);
+  }
+  for (int id : g.order_) {
+    const Functional::Node& n = g.nodes_[id];
+    if (n.inputs.empty()) {
+      if (!value_of.count({id, 0})) return refuse("an input layer of the graph is not one of its inputs");
+      continue;
+    }
+    const Layer& layer = *g.layers_[n.layer];
+    const std::string which = "layer '" + layer.name() + "' (" + layer.class_name() + ")";
+    if (n.training >= 0) return refuse(which + " is called with a fixed training=");
+    if (!n.options.empty()) return refuse(which + " is called with options");
+    for (char given : n.mask_given)
+      if (given) return refuse(which + " is called with a mask");
+    if (n.output_shapes.size() != 1) return refuse(which + " has several outputs");
+    Step step;
+    std::vector<Shape> in_shapes;
+    for (const Functional::Ref& r : n.inputs) {
+      auto it = value_of.find({r.node, r.index});
+      if (it == value_of.end()) return refuse(which + " reads an output the plan does not hold");
+      step.inputs.push_back(it->second);
+      in_shapes.push_back(plan->values_[it->second].shape);
+    }
+    step.kernel = make_plan_step(layer, in_shapes, n.output_shapes[0], why);
+    if (!step.kernel) return nullptr;
+    step.output = add_value(n.output_shapes[0], id);
+    if (step.output < 0) return refuse(which + ": " + *why);
+    plan->steps_.push_back(std::move(step));
+  }
+  for (const Functional::Ref& r : g.outputs_) {
+    auto it = value_of.find({r.node, r.index});
+    if (it == value_of.end()) return refuse("an output of the graph is not one the plan holds");
+    plan->outputs_.push_back(it->second);
+  }
+  plan->place();
+  return plan;
+}
+
+// Where every value lives. Views share their input's memory; a step's output that is a graph output
+// (its first mention, not a view) is written straight into the output tensor; an elementwise step
+// writes over an input held by the workspace that dies there; the rest of the workspace is assigned by
+// liveness, first fit, in floats per row (each value rounded to 16 floats, so that every value starts
+// 64-byte aligned for any number of rows).
+void InferencePlan::place() {
+  const int nv = static_cast<int>(values_.size()), ns = static_cast<int>(steps_.size());
+  std::vector<int> defined_at(nv, -1), last_use(nv, -1);
+  for (int s = 0; s < ns; ++s) {
+    defined_at[steps_[s].output] = s;
+    for (int v : steps_[s].inputs) last_use[v] = s;
+  }
+  for (int v : outputs_) last_use[v] = INT_MAX;
+  copy_output_.assign(outputs_.size(), 1);
+  for (size_t j = 0; j < outputs_.size(); ++j) {
+    Value& v = values_[outputs_[j]];
+    const int s = defined_at[outputs_[j]];
+    if (s < 0 || steps_[s].kernel->is_view() || v.where != Where::workspace) continue;
+    v.where = Where::output, v.index = static_cast<int64_t>(j);
+    copy_output_[j] = 0;
+  }
+  // Roots: views and in-place outputs share their input's memory, which then lives until the last use
+  // of any value sharing it.
+  std::vector<int> end(nv);
+  for (int v = 0; v < nv; ++v) end[v] = last_use[v];
+  for (int s = 0; s < ns; ++s) {
+    const Step& step = steps_[s];
+    Value& out = values_[step.output];
+    const int r = values_[step.inputs[0]].root;
+    const bool view = step.kernel->is_view();
+    const bool in_place = step.kernel->in_place() && out.where == Where::workspace &&
+                          values_[r].where == Where::workspace && end[r] == s;
+    if (!view && !in_place) continue;
+    out.root = r;
+    if (view && values_[r].where != Where::workspace) out.where = values_[r].where, out.index = values_[r].index;
+    end[r] = std::max(end[r], last_use[step.output]);
+  }
+  struct Block {
+    int64_t offset, size;
+    int end;
+  };
+  std::vector<Block> live;
+  for (int s = 0; s < ns; ++s) {
+    const int v = steps_[s].output;
+    if (values_[v].root != v || values_[v].where != Where::workspace) continue;
+    std::erase_if(live, [&](const Block& b) { return b.end < s; });
+    std::sort(live.begin(), live.end(), [](const Block& a, const Block& b) { return a.offset < b.offset; });
+    const int64_t size = (values_[v].width + 15) / 16 * 16;
+    int64_t offset = 0;
+    for (const Block& b : live) {
+      if (b.offset - offset >= size) break;
+      offset = std::max(offset, b.offset + b.size);
+    }
+    live.push_back({offset, size, end[v]});
+    values_[v].index = offset;
+    floats_per_row_ = std::max(floats_per_row_, offset + size);
+  }
+}
+
+bool InferencePlan::takes(const std::vector<Tensor>& inputs, const CallContext& ctx) const {
+  if (ctx.training || ctx.updates || ctx.losses || ctx.options || inputs.size() != inputs_.size()) return false;
+  if (ctx.masks)
+    for (const Tensor& m : *ctx.masks)
+      if (m.defined()) return false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
+    const Shape& want = values_[inputs_[i]].shape;
+    if (!t.defined() || t.dtype() != DType::float32 || t.rank() != static_cast<int>(want.size())) return false;
+    if (t.dim(0) < 1 || t.dim(0) != inputs[0].dim(0)) return false;
+    if (!std::equal(want.begin() + 1, want.end(), t.shape().begin() + 1)) return false;
+  }
+  return true;
+}
+
+std::vector<Tensor> InferencePlan::run(const std::vector<Tensor>& inputs) const {
+  const int64_t rows = inputs[0].dim(0);
+  std::unique_ptr<Workspace> ws;
+  {
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    if (!idle_.empty()) {
+      ws = std::move(idle_.back());
+      idle_.pop_back();
+    } else {
+      ++made_;
+    }
+  }
+  if (!ws) ws = std::make_unique<Workspace>();
+  struct GiveBack {  // also when a kernel throws (bad_alloc)
+    const InferencePlan* plan;
+    std::unique_ptr<Workspace>& ws;
+    ~GiveBack() {
+      std::lock_guard<std::mutex> lock(plan->pool_mutex_);
+      plan->idle_.push_back(std::move(ws));
+    }
+  } give_back{this, ws};
+  ws->reserve(static_cast<size_t>(rows * floats_per_row_));
+  ws->at.resize(values_.size());
+  std::vector<Tensor> outputs(outputs_.size());
+  for (size_t j = 0; j < outputs_.size(); ++j) {
+    Shape shape = values_[outputs_[j]].shape;
+    shape[0] = rows;
+    outputs[j] = Tensor::empty(std::move(shape));
+  }
+  for (size_t v = 0; v < values_.size(); ++v) {
+    const Value& root = values_[values_[v].root];
+    const Value& at = root.where == Where::workspace ? root : values_[v];
+    switch (at.where) {
+      case Where::input: ws->at[v] = inputs[at.index].data<float>(); break;
+      case Where::output: ws->at[v] = outputs[at.index].data<float>(); break;
+      case Where::workspace: ws->at[v] = ws->data + at.index * rows; break;
+    }
+  }
+  for (const Step& step : steps_) {
+    if (step.kernel->is_view()) continue;
+    ws->args.clear();
+    for (int v : step.inputs) ws->args.push_back(ws->at[v]);
+    step.kernel->run(ws->args.data(), ws->at[step.output], rows);
+  }
+  for (size_t j = 0; j < outputs_.size(); ++j)
+    if (copy_output_[j]) std::memcpy(outputs[j].data<float>(), ws->at[outputs_[j]], outputs[j].nbytes());
+  return outputs;
+}
+
+size_t InferencePlan::workspaces() const {
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  return made_;
+}
+
+}  // namespace kerascpp::models

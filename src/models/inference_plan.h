@@ -1,0 +1,100 @@
+// InferencePlan: a Functional graph compiled, when the model is made, into a flat list of kernels for
+// inference (design.md §6, "Plans and workspaces").
+//
+// Every value of a planned graph is a (rows, width) block of float32: rows is the batch, width the
+// product of the value's other dims, all known when the plan is made. Each step is one layer call
+// with its shapes resolved and its weights read in place (a Dense step is the matmul with its bias and
+// activation applied while the rows are still in cache); views (Flatten, Reshape, Dropout at inference)
+// cost nothing, and elementwise steps write over an input that dies there. The memory of the values
+// that are neither inputs nor outputs is planned by liveness (first fit over the steps) as offsets per
+// row, so a workspace of `rows * floats_per_row` floats holds every value of a call.
+//
+// Workspaces belong to callers: a call takes one from the plan's pool (or makes one, the first time
+// per concurrent caller), grows it when a batch is bigger than any before, and gives it back, so that
+// a warm call allocates only its output tensors. The arithmetic is the interpreter's, kernel for kernel
+// (Functional::call_graph), so results are bit-identical to it, on every thread.
+//
+// A graph is planned only when every call in it is one the plan takes (plan_steps.cpp lists them) and
+// nothing in it depends on the call (fixed training=, masks, options); why one is not is kept.
+//
+//   std::string why;
+//   auto plan = InferencePlan::compile(graph, &why);   // null: "layer 'lstm' (LSTM) is not planned"
+//   if (plan && plan->takes(inputs, ctx)) outputs = plan->run(inputs);
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "kerascpp/layer.h"
+
+namespace kerascpp::models {
+
+class Functional;
+
+// One kernel of a plan: one layer call on (rows, width) float32 blocks.
+class PlanStep {
+ public:
+  virtual ~PlanStep() = default;
+  // out: (rows, output width); in: one (rows, width) block per input of the call.
+  virtual void run(const float* const* in, float* out, int64_t rows) const = 0;
+  // The output is input 0's memory, reinterpreted: run() is never called.
+  virtual bool is_view() const { return false; }
+  // run() may write its output over input 0 (out == in[0]).
+  virtual bool in_place() const { return false; }
+};
+
+// The step for one call of `layer` (plan_steps.cpp): input and output shapes with the batch first
+// (-1), every other dim known. Null, with `why` set, for a call the plan does not take.
+std::unique_ptr<PlanStep> make_plan_step(const Layer& layer, const std::vector<Shape>& inputs, const Shape& output,
+                                         std::string* why);
+
+class InferencePlan {
+ public:
+  // The plan of a graph, or null with the reason in `why` ("layer 'lstm' (LSTM) is not planned").
+  static std::unique_ptr<InferencePlan> compile(const Functional& graph, std::string* why);
+  ~InferencePlan();
+
+  // Whether this call can run on the plan: inference without masks, options or state, float32 inputs
+  // of the graph's shapes with one batch size >= 1. Otherwise the graph interprets it.
+  bool takes(const std::vector<Tensor>& inputs, const CallContext& ctx) const;
+  // Runs a call that takes() accepted; returns the graph's outputs, freshly allocated.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs) const;
+
+  size_t steps() const { return steps_.size(); }
+  // Floats per row of the workspace (the liveness-planned activations of one sample).
+  int64_t floats_per_row() const { return floats_per_row_; }
+  // Workspaces made so far: one per caller that ran at the same time as another.
+  size_t workspaces() const;
+
+ private:
+  // Where a value's memory is: a graph input, a graph output, or the workspace (offset per row).
+  enum class Where { input, output, workspace };
+  struct Value {
+    Shape shape;  // batch first (-1)
+    int64_t width = 0;
+    Where where = Where::workspace;
+    int64_t index = 0;  // input / output number, or the offset per row in the workspace
+    int root = -1;      // the value whose memory this one is (itself unless a view or in place)
+  };
+  struct Step {
+    std::unique_ptr<PlanStep> kernel;
+    std::vector<int> inputs;
+    int output = -1;
+  };
+  struct Workspace;
+  InferencePlan() = default;
+  void place();
+
+  std::vector<Value> values_;
+  std::vector<Step> steps_;
+  std::vector<int> inputs_, outputs_;  // value ids of the graph's inputs and outputs
+  std::vector<char> copy_output_;      // per output: copied at the end (a view or a repeated value)
+  int64_t floats_per_row_ = 0;
+  mutable std::mutex pool_mutex_;
+  mutable std::vector<std::unique_ptr<Workspace>> idle_;
+  mutable size_t made_ = 0;
+};
+
+}  // namespace kerascpp::models

@@ -1,0 +1,218 @@
+// Inference plans (src/models/inference_plan.h): which graphs are planned, and that a planned call
+// gives the interpreter's result bit for bit (Functional::call_graph: the same kernels in the same
+// order), on fixtures written by Keras and on graphs built here that exercise views, in-place steps,
+// outputs read by later layers, repeated outputs and memory reuse. Parity with Keras itself is checked
+// by every fixture test, which now runs on the plan wherever a model is planned.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "../test_errors.h"
+#include "../test_paths.h"
+#include "kerascpp/kerascpp.h"
+#include "models/functional.h"
+
+namespace kerascpp {
+namespace {
+
+using layers::Input;
+using testing::error_of;
+
+const models::Functional& graph_of(const Model& m) { return dynamic_cast<const models::Functional&>(m.graph()); }
+
+Tensor ramp(Shape shape, int seed = 0) {
+  Tensor t = Tensor::empty(shape);
+  for (int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = static_cast<float>((i * 37 + seed) % 101 - 50) / 25.f;
+  return t;
+}
+
+std::vector<Tensor> inputs_for(const Model& m, int64_t batch) {
+  std::vector<Tensor> in;
+  for (size_t i = 0; i < m.input_shapes().size(); ++i) {
+    Shape s = m.input_shapes()[i];
+    s[0] = batch;
+    in.push_back(ramp(s, static_cast<int>(i)));
+  }
+  return in;
+}
+
+bool identical(const Tensor& a, const Tensor& b) {
+  return a.shape() == b.shape() && std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
+}
+
+// The plan's outputs against the interpreter's, bit for bit, at several batch sizes (1: the GEMV
+// sizes; 300: past the small matmul's threshold for wide layers).
+void expect_plan_matches_graph(const Model& m) {
+  const models::Functional& g = graph_of(m);
+  ASSERT_NE(g.inference_plan(), nullptr) << g.why_not_planned();
+  for (int64_t batch : {1, 7, 300}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    const std::vector<Tensor> in = inputs_for(m, batch);
+    ASSERT_TRUE(g.inference_plan()->takes(in, CallContext{}));
+    const std::vector<Tensor> planned = m.predict(in, batch), interpreted = g.call_graph(in, CallContext{});
+    ASSERT_EQ(planned.size(), interpreted.size());
+    for (size_t j = 0; j < planned.size(); ++j) EXPECT_TRUE(identical(planned[j], interpreted[j])) << "output " << j;
+  }
+}
+
+TEST(InferencePlan, KerasMlpsArePlannedAndMatchTheInterpreter) {
+  for (const char* file : {"seed_mlp_2x10/keras3/model.keras", "seed_mlp_2x10/keras2_emulated/model.h5",
+                           "deep_mlp_activations/keras3/model.keras", "deep_mlp_activations/tf_keras/model.h5"}) {
+    SCOPED_TRACE(file);
+    const std::string path = testing::fixture(file);
+    if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is written by make fixtures";
+    expect_plan_matches_graph(load_model(path));
+  }
+}
+
+TEST(InferencePlan, EveryPlannedFixtureMatchesTheInterpreter) {
+  int planned = 0, models = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(testing::fixture(""))) {
+    if (e.path().filename() != "model.keras") continue;
+    std::unique_ptr<Model> m;
+    try {
+      m = std::make_unique<Model>(load_model(e.path().string()));
+    } catch (const std::exception&) {
+      continue;  // damaged and refused fixtures have their own tests
+    }
+    ++models;
+    if (!graph_of(*m).inference_plan()) continue;
+    ++planned;
+    SCOPED_TRACE(e.path().string());
+    expect_plan_matches_graph(*m);
+  }
+  std::printf("%d of %d fixture models are planned\n", planned, models);
+  EXPECT_GT(models, 100);
+  EXPECT_GE(planned, 40);  // 43 when this was written
+}
+
+TEST(InferencePlan, AGraphWithALayerThePlanDoesNotTakeIsInterpretedAndSaysWhy) {
+  auto x = Input({6, 4}, {{"name", "x"}});
+  auto y = layers::layer("LSTM", {{"units", 3}, {"name", "lstm"}})(x);
+  Model m({x}, {layers::Dense({{"units", 2}, {"name", "d"}})(y)});
+  EXPECT_EQ(graph_of(m).inference_plan(), nullptr);
+  EXPECT_EQ(graph_of(m).why_not_planned(), "layer 'lstm' (LSTM) is not planned");
+  EXPECT_EQ(m.predict({ramp({2, 6, 4})})[0].shape(), (Shape{2, 2}));
+}
+
+TEST(InferencePlan, ViewsInPlaceStepsAndSharedOutputs) {
+  // x (3, 4) -> Flatten -> Dense(16, relu) -> Dropout -> Dense(16) -> Activation(tanh) -> Reshape (4, 4)
+  //          -> Dense(5, softmax) on the last axis; outputs: the softmax, the tanh (read by a later
+  //          layer), the flattened input (a view of an input) and the softmax again.
+  auto x = Input({3, 4}, {{"name", "x"}});
+  auto flat = layers::Flatten({{"name", "flat"}})(x);
+  auto h = layers::Dense({{"units", 16}, {"activation", "relu"}, {"name", "h"}})(flat);
+  auto d = layers::Dropout({{"rate", 0.5}, {"name", "drop"}})(h);
+  auto g = layers::Dense({{"units", 16}, {"name", "g"}})(d);
+  auto t = layers::Activation({{"activation", "tanh"}, {"name", "t"}})(g);
+  auto r = layers::Reshape({{"target_shape", {4, 4}}, {"name", "r"}})(t);
+  auto s = layers::Dense({{"units", 5}, {"activation", "softmax"}, {"name", "s"}})(r);
+  Model m({x}, {s, t, flat, s}, "views");
+  expect_plan_matches_graph(m);
+  const std::vector<Tensor> out = m.predict({ramp({2, 3, 4})});
+  EXPECT_EQ(out[0].shape(), (Shape{2, 4, 5}));
+  EXPECT_TRUE(identical(out[0], out[3]));
+  EXPECT_FALSE(out[0].shares_storage(out[3]));  // each output is its own tensor
+  EXPECT_TRUE(identical(out[2], ramp({2, 3, 4}).reshape({2, 12})));
+}
+
+TEST(InferencePlan, ALongChainReusesItsMemory) {
+  auto x = Input({32}, {{"name", "x"}});
+  KerasTensor y = x;
+  for (int i = 0; i < 10; ++i) {
+    y = layers::Dense({{"units", 32}, {"name", "d" + std::to_string(i)}})(y);
+    y = layers::Activation({{"activation", i % 2 ? "sigmoid" : "gelu"}, {"name", "a" + std::to_string(i)}})(y);
+  }
+  Model m({x}, {y});
+  expect_plan_matches_graph(m);
+  // Twenty values of 32 floats per sample; by liveness two buffers take them all (the last Dense writes
+  // the output tensor, and every activation runs in place).
+  EXPECT_EQ(graph_of(m).inference_plan()->floats_per_row(), 64);
+}
+
+TEST(InferencePlan, WarmCallsReuseOneWorkspacePerCaller) {
+  auto x = Input({8}, {{"name", "x"}});
+  Model m({x}, {layers::Dense({{"units", 4}, {"activation", "relu"}})(layers::Dense({{"units", 64}})(x))});
+  const models::InferencePlan* plan = graph_of(m).inference_plan();
+  ASSERT_NE(plan, nullptr);
+  for (int64_t batch : {1, 1000, 3, 1})
+    for (int i = 0; i < 5; ++i) m.predict(inputs_for(m, batch), batch);
+  EXPECT_EQ(plan->workspaces(), 1u);  // one caller at a time: one workspace, grown once to 1,000 rows
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 200; ++i) m.predict(inputs_for(m, 5));
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_LE(plan->workspaces(), 5u);  // at most one more per thread that ran beside another
+}
+
+TEST(InferencePlan, CallsThePlanDoesNotTakeAreInterpreted) {
+  auto x = Input({4}, {{"name", "x"}});
+  auto y = layers::Dense({{"units", 3}, {"name", "d"}})(layers::Dropout({{"rate", 0.9}, {"name", "drop"}})(x));
+  Model m({x}, {y});
+  const models::InferencePlan* plan = graph_of(m).inference_plan();
+  ASSERT_NE(plan, nullptr);
+  const Tensor in = ramp({64, 4});
+  CallContext training;
+  training.training = true;
+  EXPECT_FALSE(plan->takes({in}, training));
+  EXPECT_FALSE(identical(m.call_training({in}, 7)[0], m.predict({in})[0]));  // dropout acts in training
+  EXPECT_FALSE(plan->takes({ramp({64, 5})}, CallContext{}));
+  EXPECT_NE(error_of([&] { m.predict({ramp({2, 5})}); }).find("is incompatible with the model: expected shape=(None, 4), "
+                                                               "found shape=(2, 5)"),
+            std::string::npos);
+  EXPECT_FALSE(plan->takes({Tensor::zeros({0, 4})}, CallContext{}));
+  EXPECT_EQ(m.predict({Tensor::zeros({0, 4})})[0].shape(), (Shape{0, 3}));
+  std::vector<Tensor> masks{Tensor::zeros({64})};
+  CallContext masked;
+  masked.masks = &masks;
+  EXPECT_FALSE(plan->takes({in}, masked));
+}
+
+TEST(InferencePlan, CallsFixedToTrainingAndCustomLayersAreNotPlanned) {
+  auto x = Input({4}, {{"name", "x"}});
+  LayerRef drop = layers::Dropout({{"rate", 0.5}, {"name", "mc"}});
+  Model m({x}, {drop(x, Json{{"training", true}})});
+  EXPECT_EQ(graph_of(m).inference_plan(), nullptr);
+  EXPECT_EQ(graph_of(m).why_not_planned(), "layer 'mc' (Dropout) is called with a fixed training=");
+
+  // A caller's own layer under a built-in class name runs its own call().
+  struct NotDense : Layer {
+    using Layer::Layer;
+    std::string class_name() const override { return "Dense"; }
+    std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override { return in; }
+    std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override { return in; }
+  };
+  LoadOptions options;
+  options.custom_objects["Dense"] = [](const Json& c) { return std::make_shared<NotDense>(c); };
+  Model custom = load_model(testing::fixture("seed_mlp_2x10/keras3/model.keras"), options);
+  EXPECT_EQ(graph_of(custom).inference_plan(), nullptr);
+}
+
+TEST(InferencePlan, NewWeightsAreSeenByThePlan) {
+  Model m = load_model(testing::fixture("seed_mlp_2x10/keras3/model.keras"));
+  const Tensor in = ramp({3, m.input_shapes()[0][1]});
+  const Tensor before = m.predict({in})[0];
+  std::vector<Tensor> w = m.get_weights();
+  for (Tensor& t : w)
+    for (int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] *= 0.5f;
+  m.set_weights(w);
+  const Tensor after = m.predict({in})[0];
+  EXPECT_FALSE(identical(before, after));
+  EXPECT_TRUE(identical(after, graph_of(m).call_graph({in}, CallContext{})[0]));
+}
+
+TEST(InferencePlan, KerascppPlanOffInterpretsEveryGraph) {
+  setenv("KERASCPP_PLAN", "off", 1);
+  Model m = load_model(testing::fixture("seed_mlp_2x10/keras3/model.keras"));
+  unsetenv("KERASCPP_PLAN");
+  EXPECT_EQ(graph_of(m).inference_plan(), nullptr);
+  EXPECT_EQ(graph_of(m).why_not_planned(), "KERASCPP_PLAN=off");
+}
+
+}  // namespace
+}  // namespace kerascpp
