@@ -101,6 +101,8 @@ class Model(TrainingMixin):
             self._states.reset_states()
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+        if type(x) is np.ndarray and steps is None:  # one array, the common case: straight to the engine
+            return self._outputs(self._m.predict([x], int(batch_size) if batch_size else 32, self._rnn_states()))
         if _data.is_source(x):  # each batch's x (targets are ignored), read ahead on the engine's input thread
             if self._m.stateful:
                 raise NotImplementedError(f"Model '{self.name}' has stateful layers: kerascpp predicts it from arrays")
@@ -116,6 +118,8 @@ class Model(TrainingMixin):
         return self._outputs(self._m.predict(xs, batch_size, self._rnn_states()))
 
     def __call__(self, inputs, training=None, mask=None):
+        if type(inputs) is np.ndarray and not training and mask is None:  # the common case, with no detours
+            return self._outputs(self._m.call([inputs], None, self._rnn_states()))
         if _symbolic(inputs):  # a model called on symbolic tensors is a layer of a new model
             if isinstance(inputs, dict):  # by input name, as Keras maps a dict onto a model's inputs
                 inputs = self._as_list(inputs, list(self._m.input_names), "input")

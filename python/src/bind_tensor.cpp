@@ -43,6 +43,10 @@ Tensor from_numpy(const FloatArray& a) {
 }
 
 Tensor from_object(nb::handle obj) {
+  // A C-contiguous float32 array is read as it is (no conversion: the per-call cost of predict on a
+  // small batch); anything else goes through numpy first.
+  FloatArray direct;
+  if (nb::try_cast(obj, direct, /*convert=*/false)) return from_numpy(direct);
   // asarray(order="C"), not ascontiguousarray, which makes a 0-d value (a learning rate) 1-d.
   nb::object arr = nb::module_::import_("numpy").attr("asarray")(obj, "float32", "C");
   return from_numpy(nb::cast<FloatArray>(arr));

@@ -18,6 +18,11 @@ namespace kerascpp::kernels {
 // beta and epsilon into scale and shift the way tf.nn.batch_normalization does.
 void batch_normalization(const float* x, float* y, const float* scale, const float* shift, int64_t outer,
                          int64_t channels, int64_t inner);
+// The scale and shift of batch_normalization from a layer's statistics, folded in float as
+// tf.nn.batch_normalization folds them: scale = 1 / sqrt(variance + epsilon) * gamma, shift = beta -
+// mean * scale (gamma / beta null: 1 / 0). The op and inference plans share it, so both round alike.
+void batch_normalization_fold(const float* mean, const float* variance, const float* gamma, const float* beta,
+                              float epsilon, int64_t channels, float* scale, float* shift);
 
 // x, y: (outer, n, inner). For each (o, i): mean m and (biased) variance v over the n elements;
 //   y = (x - m) / sqrt(v + epsilon) * gamma[k] + beta[k]          (k: position along n)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "kerascpp/layer.h"
+#include "kernels/kinds.h"
 
 namespace kerascpp::layers {
 
@@ -24,5 +25,27 @@ const ActivationFn* activation_layer_fn(const Layer& layer);
 bool is_identity_layer(const Layer& layer);
 bool is_reshape_layer(const Layer& layer);
 bool flatten_is_view(const Layer& layer, const Shape& input);
+// An elementwise merge (Add, Subtract, Multiply, Maximum, Minimum, Average): the op that folds its
+// inputs pairwise, and whether it then divides by their count (Average); false for any other layer.
+struct MergeParts {
+  kernels::Binary op;
+  bool average = false;
+};
+bool merge_parts(const Layer& layer, MergeParts* parts);
+// Concatenate's axis as configured (may be negative); false for any other layer.
+bool concatenate_axis(const Layer& layer, int* axis);
+// ReLU's max_value, negative_slope and threshold; false for any other layer.
+struct ReluParts {
+  float max_value, negative_slope, threshold;
+};
+bool relu_parts(const Layer& layer, ReluParts* parts);
+// BatchNormalization over one axis as inference runs it (the moving statistics; gamma / beta null
+// without scale / center); false for any other layer, or one normalising over several axes.
+struct BatchNormParts {
+  VariablePtr gamma, beta, mean, variance;
+  float epsilon = 0;
+  int axis = -1;  // normalised
+};
+bool batch_norm_parts(const Layer& layer, BatchNormParts* parts);
 
 }  // namespace kerascpp::layers

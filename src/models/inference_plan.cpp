@@ -138,8 +138,10 @@ void InferencePlan::place() {
     Value& out = values_[step.output];
     const int r = values_[step.inputs[0]].root;
     const bool view = step.kernel->is_view();
-    const bool in_place = step.kernel->in_place() && out.where == Where::workspace &&
-                          values_[r].where == Where::workspace && end[r] == s;
+    bool in_place = step.kernel->in_place() && out.where == Where::workspace &&
+                    values_[r].where == Where::workspace && end[r] == s;
+    for (size_t i = 1; in_place && i < step.inputs.size(); ++i)  // Add()([x, y, x]): x is read after out is written
+      in_place = values_[step.inputs[i]].root != r;
     if (!view && !in_place) continue;
     out.root = r;
     if (view && values_[r].where != Where::workspace) out.where = values_[r].where, out.index = values_[r].index;
@@ -182,8 +184,24 @@ bool InferencePlan::takes(const std::vector<Tensor>& inputs, const CallContext& 
   return true;
 }
 
+Shape InferencePlan::output_shape(size_t j, int64_t rows) const {
+  Shape shape = values_[outputs_.at(j)].shape;
+  shape[0] = rows;
+  return shape;
+}
+
 std::vector<Tensor> InferencePlan::run(const std::vector<Tensor>& inputs) const {
+  std::vector<Tensor> outputs(outputs_.size());
+  for (size_t j = 0; j < outputs_.size(); ++j) outputs[j] = Tensor::empty(output_shape(j, inputs[0].dim(0)));
+  run_into(inputs, outputs);
+  return outputs;
+}
+
+void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) const {
   const int64_t rows = inputs[0].dim(0);
+  KCPP_ASSERT(outputs.size() == outputs_.size());
+  for (size_t j = 0; j < outputs.size(); ++j)
+    KCPP_ASSERT(outputs[j].dtype() == DType::float32 && outputs[j].shape() == output_shape(j, rows));
   std::unique_ptr<Workspace> ws;
   {
     std::lock_guard<std::mutex> lock(pool_mutex_);
@@ -205,12 +223,6 @@ std::vector<Tensor> InferencePlan::run(const std::vector<Tensor>& inputs) const 
   } give_back{this, ws};
   ws->reserve(static_cast<size_t>(rows * floats_per_row_));
   ws->at.resize(values_.size());
-  std::vector<Tensor> outputs(outputs_.size());
-  for (size_t j = 0; j < outputs_.size(); ++j) {
-    Shape shape = values_[outputs_[j]].shape;
-    shape[0] = rows;
-    outputs[j] = Tensor::empty(std::move(shape));
-  }
   for (size_t v = 0; v < values_.size(); ++v) {
     const Value& root = values_[values_[v].root];
     const Value& at = root.where == Where::workspace ? root : values_[v];
@@ -228,7 +240,6 @@ std::vector<Tensor> InferencePlan::run(const std::vector<Tensor>& inputs) const 
   }
   for (size_t j = 0; j < outputs_.size(); ++j)
     if (copy_output_[j]) std::memcpy(outputs[j].data<float>(), ws->at[outputs_[j]], outputs[j].nbytes());
-  return outputs;
 }
 
 size_t InferencePlan::workspaces() const {

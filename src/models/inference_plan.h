@@ -61,6 +61,10 @@ class InferencePlan {
   bool takes(const std::vector<Tensor>& inputs, const CallContext& ctx) const;
   // Runs a call that takes() accepted; returns the graph's outputs, freshly allocated.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) const;
+  // The same into the caller's float32 tensors of output_shape(j, rows) (views of a bigger output,
+  // for predict's batches); they must not overlap the inputs.
+  void run_into(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) const;
+  Shape output_shape(size_t j, int64_t rows) const;
 
   size_t steps() const { return steps_.size(); }
   // Floats per row of the workspace (the liveness-planned activations of one sample).

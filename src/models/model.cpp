@@ -150,6 +150,23 @@ std::vector<Tensor> Model::predict_with(const std::vector<Tensor>& inputs, int64
     n = inputs[i].dim(0);
   }
   if (n <= batch_size) return call_with(inputs, {}, states);
+  // A planned model writes each batch's outputs into its rows of one output (no concatenation).
+  if (const models::InferencePlan* plan = states ? nullptr : graph_->inference_plan()) {
+    std::vector<Tensor> in;
+    for (const Tensor& t : inputs) in.push_back(models::float32_input(t, integer_ids_, name()));
+    if (plan->takes(in, CallContext{})) {
+      std::vector<Tensor> out;
+      for (size_t j = 0; j < output_shapes().size(); ++j) out.push_back(Tensor::empty(plan->output_shape(j, n)));
+      std::vector<Tensor> in_batch(in.size()), out_batch(out.size());
+      for (int64_t start = 0; start < n; start += batch_size) {
+        const int64_t rows = std::min(batch_size, n - start);
+        for (size_t i = 0; i < in.size(); ++i) in_batch[i] = in[i].slice(start, rows);
+        for (size_t j = 0; j < out.size(); ++j) out_batch[j] = out[j].slice(start, rows);
+        plan->run_into(in_batch, out_batch);
+      }
+      return out;
+    }
+  }
   std::vector<std::vector<Tensor>> chunks;
   for (int64_t start = 0; start < n; start += batch_size) {
     std::vector<Tensor> batch;

@@ -78,15 +78,10 @@ Tensor batch_normalization(const Tensor& x, const Tensor& mean, const Tensor& va
   }
   const float* beta = optional_param(op, offset, "offset", c);
   const float* gamma = optional_param(op, scale, "scale", c);
-  // Folded as tf.nn.batch_normalization does, in float: inv = rsqrt(var + eps) * scale,
-  // y = x * inv + (offset - mean * inv).
+  // y = x * inv + (offset - mean * inv), inv = rsqrt(var + eps) * scale, as tf.nn.batch_normalization.
   Tensor inv = Tensor::empty({c}), shift = Tensor::empty({c});
-  for (int64_t k = 0; k < c; ++k) {
-    float i = 1.f / std::sqrt(variance.data<float>()[k] + epsilon);
-    if (gamma) i *= gamma[k];
-    inv.data<float>()[k] = i;
-    shift.data<float>()[k] = (beta ? beta[k] : 0.f) - mean.data<float>()[k] * i;
-  }
+  kernels::batch_normalization_fold(mean.data<float>(), variance.data<float>(), gamma, beta, epsilon, c,
+                                    inv.data<float>(), shift.data<float>());
   const detail::AxisSplit s = detail::split_axis(x.shape(), ax);
   Tensor y = Tensor::empty(x.shape());
   kernels::batch_normalization(x.data<float>(), y.data<float>(), inv.data<float>(), shift.data<float>(), s.outer,

@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "io/npy/npy.h"
 #include "kerascpp/model.h"
+#include "models/functional.h"
 
 namespace kerascpp::cli {
 
@@ -13,6 +14,12 @@ int info(const Args& a) {
   Model m = load_model(args[0]);
   std::cout << m.summary();
   if (!m.training_config().empty()) std::cout << "Training config: " << m.training_config().dump() << "\n";
+  const auto& graph = dynamic_cast<const models::Functional&>(m.graph());
+  if (const models::InferencePlan* plan = graph.inference_plan())
+    std::cout << "Inference plan: " << plan->steps() << " steps, " << plan->floats_per_row()
+              << " workspace floats per sample\n";
+  else
+    std::cout << "Inference: layer by layer (" << graph.why_not_planned() << ")\n";
   return 0;
 }
 

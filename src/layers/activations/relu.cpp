@@ -3,6 +3,7 @@
 
 #include "layers/config_utils.h"
 #include "layers/layer_list.h"
+#include "layers/plan_parts.h"
 #include "ops/ops.h"
 
 namespace kerascpp::layers {
@@ -20,6 +21,7 @@ class ReLU : public Layer {
                ", negative_slope=", negative_slope_);
   }
   std::string class_name() const override { return "ReLU"; }
+  ReluParts parts() const { return {max_value_, negative_slope_, threshold_}; }
   bool supports_masking() const override { return true; }  // as Keras 3's
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);
@@ -35,4 +37,9 @@ class ReLU : public Layer {
 
 }  // namespace
 LayerPtr make_relu(const Json& c) { return std::make_shared<ReLU>(c); }
+bool relu_parts(const Layer& layer, ReluParts* parts) {
+  const auto* r = dynamic_cast<const ReLU*>(&layer);
+  if (r) *parts = r->parts();
+  return r != nullptr;
+}
 }  // namespace kerascpp::layers

@@ -9,6 +9,7 @@ class Average : public BaseMerge {
  public:
   using BaseMerge::BaseMerge;
   std::string class_name() const override { return "Average"; }
+  bool averages() const override { return true; }
 
  protected:
   ops::BinaryOp op() const override { return ops::BinaryOp::add; }

@@ -1,5 +1,7 @@
 #include "layers/merging/base_merge.h"
 
+#include "layers/plan_parts.h"
+
 namespace kerascpp::layers {
 
 std::vector<Shape> BaseMerge::compute_output_shape(const std::vector<Shape>& in) const {
@@ -50,6 +52,12 @@ std::vector<Tensor> BaseMerge::compute_mask(const std::vector<Tensor>&, const st
     merged = merged.defined() ? ops::binary(combine, merged, m) : m;
   }
   return {merged};
+}
+
+bool merge_parts(const Layer& layer, MergeParts* parts) {
+  const auto* merge = dynamic_cast<const BaseMerge*>(&layer);
+  if (merge) *parts = {merge->merge_op(), merge->averages()};
+  return merge != nullptr;
 }
 
 }  // namespace kerascpp::layers

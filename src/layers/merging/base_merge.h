@@ -13,6 +13,8 @@ class BaseMerge : public Layer {
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override;
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override;
   bool supports_masking() const override { return true; }
+  ops::BinaryOp merge_op() const { return op(); }
+  virtual bool averages() const { return false; }  // Average: the folded inputs divided by their count
   // Masks reach a merge by propagation only in tf_keras graphs (Keras 3 records the masks of the layers
   // that take one), so tf_keras's base_merge.compute_mask: the inputs' masks combined with a logical and.
   std::vector<Tensor> compute_mask(const std::vector<Tensor>& in, const std::vector<Tensor>& masks) const override;

@@ -1,6 +1,7 @@
 // keras.layers.Concatenate: joins a list of inputs along `axis` (default -1); other dims must match.
 #include "layers/config_utils.h"
 #include "layers/layer_list.h"
+#include "layers/plan_parts.h"
 #include "ops/ops.h"
 
 namespace kerascpp::layers {
@@ -10,6 +11,7 @@ class Concatenate : public Layer {
  public:
   explicit Concatenate(const Json& config) : Layer(config), axis_(get<int>(config, "axis", -1)) {}
   std::string class_name() const override { return "Concatenate"; }
+  int axis() const { return axis_; }
   bool supports_masking() const override { return true; }  // as Keras 3's
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     KCPP_CHECK(in.size() >= 1, ValueError, "A `Concatenate` layer ('", name(), "') should be called on a list of inputs.");
@@ -67,4 +69,9 @@ class Concatenate : public Layer {
 
 }  // namespace
 LayerPtr make_concatenate(const Json& c) { return std::make_shared<Concatenate>(c); }
+bool concatenate_axis(const Layer& layer, int* axis) {
+  const auto* c = dynamic_cast<const Concatenate*>(&layer);
+  if (c) *axis = c->axis();
+  return c != nullptr;
+}
 }  // namespace kerascpp::layers

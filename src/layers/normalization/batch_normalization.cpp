@@ -20,6 +20,7 @@
 #include <optional>
 
 #include "layers/layer_list.h"
+#include "layers/plan_parts.h"
 #include "layers/normalization/axes.h"
 #include "ops/ops.h"
 #include "ops/tape.h"
@@ -55,6 +56,11 @@ class BatchNormalization : public Layer {
     KCPP_CHECK(!axis_.empty(), ValueError, "Layer '", name(), "' (BatchNormalization): `axis` must not be empty. Received: axis=[]");
   }
   std::string class_name() const override { return "BatchNormalization"; }
+  bool parts(BatchNormParts* p) const {  // inference over one axis (call()'s first case)
+    if (axes_.size() != 1) return false;
+    *p = {gamma_, beta_, moving_mean_, moving_variance_, epsilon_, axes_[0]};
+    return true;
+  }
   bool supports_masking() const override { return true; }  // as Keras 3's
 
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
@@ -197,4 +203,8 @@ class BatchNormalization : public Layer {
 
 }  // namespace
 LayerPtr make_batch_normalization(const Json& c) { return std::make_shared<BatchNormalization>(c); }
+bool batch_norm_parts(const Layer& layer, BatchNormParts* parts) {
+  const auto* bn = dynamic_cast<const BatchNormalization*>(&layer);
+  return bn && bn->parts(parts);
+}
 }  // namespace kerascpp::layers
