@@ -52,12 +52,14 @@ bench-applications: parity
 	.venv/bin/python bench/applications.py $(APPS) --models ResNet50 InceptionResNetV2 --out $(BUILD)/applications_bench.md
 
 # Side-by-side benchmarks against real Keras (issue 7): writes docs/benchmarks.md and docs/bench_*.png
-# (about 10 minutes on 2 cores; BENCH_ARGS=--quick for a smoke run with tiny counts).
+# (about 10 minutes on 2 cores; BENCH_ARGS=--quick for a smoke run with tiny counts), then the small
+# models against ONNX Runtime (issue 20, bench/small_models.py: its section of the page, 3 minutes).
 bench: deps
 	scripts/install_deps.sh --python
 	$(CONFIGURE_PY)
 	cmake --build $(BUILD) -j$(JOBS) --target bench_native _kerascpp
 	.venv/bin/python bench/run_all.py --build $(abspath $(BUILD)) $(BENCH_ARGS)
+	.venv/bin/python bench/small_models.py --build $(abspath $(BUILD)) $(BENCH_ARGS)
 
 # Training (issue 6): epoch time of fit against Keras 3 on TensorFlow (an MLP on MNIST-sized random
 # data and a small CNN), then the soak run: 1,000 epochs with get_weights in every batch callback,

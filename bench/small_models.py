@@ -56,6 +56,10 @@ def median_us(fn, n, budget_s=10.0):
 def write_models(work):
     """Keras 3 writes every model (and the seed's ONNX export): {name: (keras file, onnx file, x shape)}."""
     import keras
+    import tensorflow as tf
+    # One thread on every side (set before TensorFlow runs anything).
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
     keras.utils.set_random_seed(0)
     files = {}
     for i, (name, (shape, layers)) in enumerate(MODELS.items()):
@@ -77,8 +81,6 @@ def keras_and_ort(files, onnx, batches, n):
     import keras
     import onnxruntime as ort
     import tensorflow as tf
-    tf.config.threading.set_intra_op_parallelism_threads(1)
-    tf.config.threading.set_inter_op_parallelism_threads(1)
     so = ort.SessionOptions()
     so.intra_op_num_threads = so.inter_op_num_threads = 1
     out = {}

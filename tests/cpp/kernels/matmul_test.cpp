@@ -71,7 +71,7 @@ TEST(Matmul, BiasAndReluEpilogueEqualsSeparatePasses) {
     int64_t m, n, k;
   };
   for (const Size& s : {Size{1, 10, 8}, Size{1024, 10, 8}, Size{1024, 1, 10}, Size{7, 33, 300}, Size{5, 16, 0},
-                        Size{300, 130, 70}}) {
+                        Size{300, 130, 70}, Size{200, 150, 120}}) {
     std::vector<float> a = test::random_floats(g, s.m * s.k), b = test::random_floats(g, s.k * s.n),
                        bias = test::random_floats(g, s.n);
     for (bool relu : {false, true})
@@ -124,7 +124,9 @@ TEST(Matmul, CandidatesFastestFirstRefLastAndSayWhy) {
   EXPECT_STREQ(matmul_choice(1, 10, 8).candidate->name, "small");
   EXPECT_EQ(matmul_choice(1, 10, 8).refusals, "");
   EXPECT_STREQ(matmul_choice(128, 128, 128).candidate->name, "small");
-  EXPECT_STREQ(matmul_choice(129, 128, 128).candidate->name, "blas");
+  EXPECT_STREQ(matmul_choice(129, 129, 129).candidate->name, "blas");
+  EXPECT_STREQ(matmul_choice(100000, 128, 128).candidate->name, "small");  // b of 128^2 floats stays in L2
+  EXPECT_STREQ(matmul_choice(100000, 129, 128).candidate->name, "blas");
   EXPECT_EQ(matmul_choice(256, 512, 512).refusals.rfind("small: m*n*k > 2097152 (128^3)", 0), 0u);
   // n beyond cblas's int: only the reference takes it (not run: the sizes are only for the choice).
   const MatmulChoice huge = matmul_choice(1, int64_t{1} << 32, 1);
