@@ -2,7 +2,7 @@
 // instruction set, see kernels/isa.h), OpenBLAS for the rest.
 //
 // Dispatch rule (the candidates' refusals): m*n*k <= kMatmulSmallMaxWork (128^3), or n*k <= kMatmulSmallMaxB
-// (128^2, b in L2) for any m, takes the small path. Measured on the build
+// (128^2, b in L2) up to m*n*k <= kMatmulSmallMaxBWork (1024 * 128^2), takes the small path. Measured on the build
 // machine (2 vCPU AMD EPYC, AVX2, OpenBLAS 0.3.21 pthreads; best of 5 runs on a shared, noisy box):
 //   batch 1, 8 -> 10 (1x10x8):  small 22-45 ns,    cblas_sgemm 120-230 ns
 //   8x10x8:                     small 55-160 ns,   cblas_sgemm 150-290 ns
@@ -11,8 +11,9 @@
 //   256x512x512:                small 1.7-2.5 ms,  cblas_sgemm 1.6-2.4 ms (up to 82 GFLOP/s)
 // The small loop keeps up with OpenBLAS on one core to 128^3; above it OpenBLAS's cache blocking
 // (packed a in L2) and its thread pool win, as does its gemv-like path at m == 1 with large n*k.
-// Except while b is small: a Dense layer of up to 128 x 128 over a large batch (issue 20, 2-core AMD
-// EPYC with AVX-512, best of 200; OpenBLAS at 1 / 2 threads):
+// Except while b is small: a Dense layer of up to 128 x 128 over a batch of up to 1,024 (issue 20, 2-core
+// AMD EPYC with AVX-512, best of 200; OpenBLAS at 1 / 2 threads; bigger batches are left to OpenBLAS's
+// threads, which a machine with more cores has):
 //   1024x64x64:    small 74 us,   cblas_sgemm 86 / 169 us
 //   1024x128x128:  small 293 us,  cblas_sgemm 326 / 381 us
 //   256x256x256:   small 295 us,  cblas_sgemm 318 / 243 us   (b of 64K floats: OpenBLAS)
@@ -50,13 +51,16 @@ namespace kerascpp::kernels {
 namespace {
 
 const char* small_refuses(int64_t m, int64_t n, int64_t k) {
-  static_assert(kMatmulSmallMaxWork == 2097152 && kMatmulSmallMaxB == 16384, "update the sentence below");
+  static_assert(kMatmulSmallMaxWork == 2097152 && kMatmulSmallMaxB == 16384 && kMatmulSmallMaxBWork == 16777216,
+                "update the sentence below");
   // In double: the int64 product of three large dims could overflow.
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   if (work <= static_cast<double>(kMatmulSmallMaxWork)) return nullptr;
-  if (static_cast<double>(n) * static_cast<double>(k) <= static_cast<double>(kMatmulSmallMaxB)) return nullptr;
-  return "m*n*k > 2097152 (128^3) and n*k > 16384 (128^2): OpenBLAS's cache-blocked packing and thread pool are "
-         "faster";
+  if (static_cast<double>(n) * static_cast<double>(k) <= static_cast<double>(kMatmulSmallMaxB) &&
+      work <= static_cast<double>(kMatmulSmallMaxBWork))
+    return nullptr;
+  return "m*n*k > 2097152 (128^3), and n*k > 16384 (128^2) or m*n*k > 16777216 (1024 * 128^2): OpenBLAS's "
+         "cache-blocked packing and thread pool are faster";
 }
 
 const char* blas_refuses(int64_t, int64_t n, int64_t k) {

@@ -20,9 +20,10 @@ namespace kerascpp::kernels {
 
 // Products with m*n*k at or below this take the small path (measured, see matmul.cpp)...
 inline constexpr int64_t kMatmulSmallMaxWork = 128 * 128 * 128;
-// ...and so do products whose b has at most this many floats (64 KB: it stays in L2 while the rows
-// of a stream past it), whatever m is.
+// ...and so do products whose b has at most kMatmulSmallMaxB floats (64 KB: it stays in L2 while the
+// rows of a stream past it) up to kMatmulSmallMaxBWork: beyond that, OpenBLAS's threads split m.
 inline constexpr int64_t kMatmulSmallMaxB = 128 * 128;
+inline constexpr int64_t kMatmulSmallMaxBWork = 1024 * 128 * 128;
 
 struct MatmulCandidate {
   const char* name;

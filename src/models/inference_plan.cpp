@@ -1,5 +1,6 @@
 #include "models/inference_plan.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +18,10 @@ struct InferencePlan::Workspace {
   std::vector<float*> at;          // per value
   std::vector<const float*> args;  // one step's inputs
   ~Workspace() { std::free(data); }
+  void release() {
+    std::free(data);
+    data = nullptr, capacity = 0;
+  }
   void reserve(size_t floats) {
     if (floats <= capacity) return;
     std::free(data);
@@ -95,6 +100,7 @@ std::unique_ptr<InferencePlan> InferencePlan::compile(const Functional& g, std::
     }
     step.kernel = make_plan_step(layer, in_shapes, n.output_shapes[0], why);
     if (!step.kernel) return nullptr;
+    plan->scratch_floats_ = std::max(plan->scratch_floats_, (step.kernel->scratch_floats() + 15) / 16 * 16);
     step.output = add_value(n.output_shapes[0], id);
     if (step.output < 0) return refuse(which + ": " + *why);
     plan->steps_.push_back(std::move(step));
@@ -217,11 +223,13 @@ void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vecto
     const InferencePlan* plan;
     std::unique_ptr<Workspace>& ws;
     ~GiveBack() {
+      if (ws->capacity * sizeof(float) > kKeepWorkspaceBytes) ws->release();
       std::lock_guard<std::mutex> lock(plan->pool_mutex_);
       plan->idle_.push_back(std::move(ws));
     }
   } give_back{this, ws};
-  ws->reserve(static_cast<size_t>(rows * floats_per_row_));
+  ws->reserve(static_cast<size_t>(rows * floats_per_row_ + scratch_floats_));
+  float* scratch = ws->data + rows * floats_per_row_;  // 64-byte aligned: floats_per_row_ is a multiple of 16
   ws->at.resize(values_.size());
   for (size_t v = 0; v < values_.size(); ++v) {
     const Value& root = values_[values_[v].root];
@@ -236,7 +244,7 @@ void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vecto
     if (step.kernel->is_view()) continue;
     ws->args.clear();
     for (int v : step.inputs) ws->args.push_back(ws->at[v]);
-    step.kernel->run(ws->args.data(), ws->at[step.output], rows);
+    step.kernel->run(ws->args.data(), ws->at[step.output], rows, scratch);
   }
   for (size_t j = 0; j < outputs_.size(); ++j)
     if (copy_output_[j]) std::memcpy(outputs[j].data<float>(), ws->at[outputs_[j]], outputs[j].nbytes());
@@ -245,6 +253,13 @@ void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vecto
 size_t InferencePlan::workspaces() const {
   std::lock_guard<std::mutex> lock(pool_mutex_);
   return made_;
+}
+
+size_t InferencePlan::idle_workspace_bytes() const {
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  size_t bytes = 0;
+  for (const auto& ws : idle_) bytes += ws->capacity * sizeof(float);
+  return bytes;
 }
 
 }  // namespace kerascpp::models

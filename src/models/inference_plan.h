@@ -11,7 +11,8 @@
 //
 // Workspaces belong to callers: a call takes one from the plan's pool (or makes one, the first time
 // per concurrent caller), grows it when a batch is bigger than any before, and gives it back, so that
-// a warm call allocates only its output tensors. The arithmetic is the interpreter's, kernel for kernel
+// a warm call allocates only its output tensors. A workspace over kKeepWorkspaceBytes (a call on a
+// large batch) gives its memory back when the call ends, as the interpreter freed its values. The arithmetic is the interpreter's, kernel for kernel
 // (Functional::call_graph), so results are bit-identical to it, on every thread.
 //
 // A graph is planned only when every call in it is one the plan takes (plan_steps.cpp lists them) and
@@ -37,8 +38,10 @@ class Functional;
 class PlanStep {
  public:
   virtual ~PlanStep() = default;
-  // out: (rows, output width); in: one (rows, width) block per input of the call.
-  virtual void run(const float* const* in, float* out, int64_t rows) const = 0;
+  // out: (rows, output width); in: one (rows, width) block per input of the call; scratch:
+  // scratch_floats() floats of the caller's workspace, 64-byte aligned.
+  virtual void run(const float* const* in, float* out, int64_t rows, float* scratch) const = 0;
+  virtual int64_t scratch_floats() const { return 0; }
   // The output is input 0's memory, reinterpreted: run() is never called.
   virtual bool is_view() const { return false; }
   // run() may write its output over input 0 (out == in[0]).
@@ -52,6 +55,7 @@ std::unique_ptr<PlanStep> make_plan_step(const Layer& layer, const std::vector<S
 
 class InferencePlan {
  public:
+  static constexpr size_t kKeepWorkspaceBytes = size_t{16} << 20;
   // The plan of a graph, or null with the reason in `why` ("layer 'lstm' (LSTM) is not planned").
   static std::unique_ptr<InferencePlan> compile(const Functional& graph, std::string* why);
   ~InferencePlan();
@@ -71,6 +75,8 @@ class InferencePlan {
   int64_t floats_per_row() const { return floats_per_row_; }
   // Workspaces made so far: one per caller that ran at the same time as another.
   size_t workspaces() const;
+  // Bytes the idle workspaces hold.
+  size_t idle_workspace_bytes() const;
 
  private:
   // Where a value's memory is: a graph input, a graph output, or the workspace (offset per row).
@@ -96,6 +102,7 @@ class InferencePlan {
   std::vector<int> inputs_, outputs_;  // value ids of the graph's inputs and outputs
   std::vector<char> copy_output_;      // per output: copied at the end (a view or a repeated value)
   int64_t floats_per_row_ = 0;
+  int64_t scratch_floats_ = 0;  // the most any step asks for, after the rows' values
   mutable std::mutex pool_mutex_;
   mutable std::vector<std::unique_ptr<Workspace>> idle_;
   mutable size_t made_ = 0;

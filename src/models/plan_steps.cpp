@@ -3,8 +3,7 @@
 // blocks the plan owns. A layer is recognised by its own class (layers/plan_parts.h), never by its
 // Keras class name alone.
 #include <algorithm>
-#include <array>
-#include <atomic>
+#include <cmath>
 #include <cstring>
 
 #include "kernels/elementwise.h"
@@ -33,7 +32,7 @@ class DenseStep : public PlanStep {
         n_(p.kernel->shape()[1]),
         rows_per_sample_(rows_per_sample),
         relu_(p.activation->is_relu()) {}
-  void run(const float* const* in, float* out, int64_t rows) const override {
+  void run(const float* const* in, float* out, int64_t rows, float*) const override {
     const int64_t m = rows * rows_per_sample_;
     kernels::matmul_bias(in[0], kernel_, bias_, relu_, out, m, n_, k_);
     if (!relu_ && !parts_.activation->is_linear()) parts_.activation->apply(out, out, m * n_, n_);
@@ -52,7 +51,7 @@ class DenseStep : public PlanStep {
 class ActivationStep : public PlanStep {
  public:
   ActivationStep(const layers::ActivationFn& fn, int64_t width, int64_t last) : fn_(fn), width_(width), last_(last) {}
-  void run(const float* const* in, float* out, int64_t rows) const override { fn_.apply(in[0], out, rows * width_, last_); }
+  void run(const float* const* in, float* out, int64_t rows, float*) const override { fn_.apply(in[0], out, rows * width_, last_); }
   bool in_place() const override { return true; }
 
  private:
@@ -64,7 +63,7 @@ class ActivationStep : public PlanStep {
 class ReluStep : public PlanStep {
  public:
   ReluStep(const layers::ReluParts& p, int64_t width) : p_(p), width_(width) {}
-  void run(const float* const* in, float* out, int64_t rows) const override {
+  void run(const float* const* in, float* out, int64_t rows, float*) const override {
     kernels::relu(in[0], out, rows * width_, p_.negative_slope, p_.max_value, p_.threshold);
   }
   bool in_place() const override { return true; }
@@ -79,7 +78,7 @@ class ReluStep : public PlanStep {
 class MergeStep : public PlanStep {
  public:
   MergeStep(const layers::MergeParts& p, size_t inputs, int64_t width) : p_(p), inputs_(inputs), width_(width) {}
-  void run(const float* const* in, float* out, int64_t rows) const override {
+  void run(const float* const* in, float* out, int64_t rows, float*) const override {
     const int64_t n[] = {rows * width_}, unit[] = {1};
     kernels::binary(p_.op, in[0], unit, in[1], unit, out, n, 1);
     for (size_t i = 2; i < inputs_; ++i) kernels::binary(p_.op, out, unit, in[i], unit, out, n, 1);
@@ -101,7 +100,7 @@ class ConcatenateStep : public PlanStep {
       : blocks_(std::move(blocks)), outer_per_row_(outer_per_row) {
     for (int64_t b : blocks_) total_ += b;
   }
-  void run(const float* const* in, float* out, int64_t rows) const override {
+  void run(const float* const* in, float* out, int64_t rows, float*) const override {
     const int64_t outer = rows * outer_per_row_;
     for (int64_t o = 0; o < outer; ++o)
       for (size_t i = 0; i < blocks_.size(); ++i) {
@@ -116,53 +115,45 @@ class ConcatenateStep : public PlanStep {
 };
 
 // BatchNormalization at inference: y = x * scale + shift per channel, folded from the moving statistics
-// with the op's fold (kernels::batch_normalization_fold); the fold is kept until a variable changes
-// (Variable::version), and readers on other threads keep the one they took. May run in place.
+// at every call (channels floats: nothing next to the batch) with the op's fold
+// (kernels::batch_normalization_fold), into the caller's scratch, so that statistics written in place
+// are seen as the interpreter sees them. May run in place.
 class BatchNormStep : public PlanStep {
  public:
   BatchNormStep(const layers::BatchNormParts& p, int64_t outer_per_row, int64_t channels, int64_t inner)
-      : p_(p), outer_per_row_(outer_per_row), channels_(channels), inner_(inner) {}
-  void run(const float* const* in, float* out, int64_t rows) const override {
-    std::shared_ptr<const Folded> f = folded_.load(std::memory_order_acquire);
-    if (!f || f->versions != versions()) {
-      auto fresh = std::make_shared<Folded>();
-      fresh->versions = versions();
-      fresh->scale.resize(channels_);
-      fresh->shift.resize(channels_);
-      auto data = [](const VariablePtr& v) { return v ? v->value().data<float>() : nullptr; };
-      kernels::batch_normalization_fold(data(p_.mean), data(p_.variance), data(p_.gamma), data(p_.beta), p_.epsilon,
-                                        channels_, fresh->scale.data(), fresh->shift.data());
-      folded_.store(fresh, std::memory_order_release);
-      f = std::move(fresh);
-    }
-    kernels::batch_normalization(in[0], out, f->scale.data(), f->shift.data(), rows * outer_per_row_, channels_,
-                                 inner_);
+      : p_(p),
+        mean_(p.mean->value().data<float>()),
+        variance_(p.variance->value().data<float>()),
+        gamma_(p.gamma ? p.gamma->value().data<float>() : nullptr),
+        beta_(p.beta ? p.beta->value().data<float>() : nullptr),
+        outer_per_row_(outer_per_row),
+        channels_(channels),
+        inner_(inner) {}
+  void run(const float* const* in, float* out, int64_t rows, float* scratch) const override {
+    float *scale = scratch, *shift = scratch + channels_;
+    kernels::batch_normalization_fold(mean_, variance_, gamma_, beta_, p_.epsilon, channels_, scale, shift);
+    kernels::batch_normalization(in[0], out, scale, shift, rows * outer_per_row_, channels_, inner_);
   }
+  int64_t scratch_floats() const override { return 2 * channels_; }
   bool in_place() const override { return true; }
 
  private:
-  struct Folded {
-    std::array<uint64_t, 4> versions;
-    std::vector<float> scale, shift;
-  };
-  std::array<uint64_t, 4> versions() const {
-    auto v = [](const VariablePtr& var) { return var ? var->version() : 0; };
-    return {v(p_.mean), v(p_.variance), v(p_.gamma), v(p_.beta)};
-  }
-  layers::BatchNormParts p_;
+  layers::BatchNormParts p_;  // keeps the variables (whose storage never moves) alive
+  const float *mean_, *variance_, *gamma_, *beta_;
   int64_t outer_per_row_, channels_, inner_;
-  mutable std::atomic<std::shared_ptr<const Folded>> folded_;
 };
 
 // The layer's inference output is its input reinterpreted (same floats, same order).
-bool is_inference_view(const Layer& layer, const Shape& input) {
-  return layers::is_identity_layer(layer) || layers::is_reshape_layer(layer) || layers::flatten_is_view(layer, input) ||
-         dynamic_cast<const layers::InferenceIdentity*>(&layer) != nullptr;
+bool is_inference_view(const Layer& layer, const Shape& input, const Shape& output) {
+  if (layers::is_identity_layer(layer) || layers::is_reshape_layer(layer) || layers::flatten_is_view(layer, input))
+    return true;
+  const auto* identity = dynamic_cast<const layers::InferenceIdentity*>(&layer);
+  return identity && identity->identity_at_inference() && input == output;
 }
 
 class ViewStep : public PlanStep {
  public:
-  void run(const float* const*, float*, int64_t) const override {}
+  void run(const float* const*, float*, int64_t, float*) const override {}
   bool is_view() const override { return true; }
 };
 
@@ -193,7 +184,7 @@ std::unique_ptr<PlanStep> make_plan_step(const Layer& layer, const std::vector<S
   }
   if (inputs.size() != 1) return refuse("has " + std::to_string(inputs.size()) + " inputs; the plan takes one");
   const Shape& x = inputs[0];
-  if (is_inference_view(layer, x)) {
+  if (is_inference_view(layer, x, output)) {
     if (width_of(x) != width_of(output)) return refuse("changes the size of a sample");
     return std::make_unique<ViewStep>();
   }
@@ -206,7 +197,11 @@ std::unique_ptr<PlanStep> make_plan_step(const Layer& layer, const std::vector<S
   if (const layers::ActivationFn* fn = layers::activation_layer_fn(layer))
     return std::make_unique<ActivationStep>(*fn, width_of(x), x.back());
   layers::ReluParts relu;
-  if (layers::relu_parts(layer, &relu)) return std::make_unique<ReluStep>(relu, width_of(x));
+  if (layers::relu_parts(layer, &relu)) {
+    if (std::isnan(relu.max_value) || std::isnan(relu.negative_slope) || std::isnan(relu.threshold))
+      return refuse("has a NaN argument (ops::relu refuses it when called)");
+    return std::make_unique<ReluStep>(relu, width_of(x));
+  }
   layers::BatchNormParts bn;
   if (layers::batch_norm_parts(layer, &bn)) {
     if (bn.axis <= 0 || bn.axis >= static_cast<int>(x.size())) return refuse("normalises the batch axis");

@@ -32,6 +32,9 @@ inline Tensor keras_dropout(const Tensor& x, float rate, const Shape& noise_shap
 class InferenceIdentity : public Layer {
  public:
   using Layer::Layer;
+  // Whether call() returns its input unchanged at inference (inference plans run such a layer as a
+  // view); false for a subclass that does more there (tf_keras's RandomCrop crops and resizes).
+  virtual bool identity_at_inference() const { return true; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);
     return in;

@@ -125,8 +125,9 @@ TEST(Matmul, CandidatesFastestFirstRefLastAndSayWhy) {
   EXPECT_EQ(matmul_choice(1, 10, 8).refusals, "");
   EXPECT_STREQ(matmul_choice(128, 128, 128).candidate->name, "small");
   EXPECT_STREQ(matmul_choice(129, 129, 129).candidate->name, "blas");
-  EXPECT_STREQ(matmul_choice(100000, 128, 128).candidate->name, "small");  // b of 128^2 floats stays in L2
-  EXPECT_STREQ(matmul_choice(100000, 129, 128).candidate->name, "blas");
+  EXPECT_STREQ(matmul_choice(1024, 128, 128).candidate->name, "small");  // b of 128^2 floats stays in L2
+  EXPECT_STREQ(matmul_choice(1024, 129, 128).candidate->name, "blas");
+  EXPECT_STREQ(matmul_choice(1025, 128, 128).candidate->name, "blas");  // OpenBLAS's threads split m
   EXPECT_EQ(matmul_choice(256, 512, 512).refusals.rfind("small: m*n*k > 2097152 (128^3)", 0), 0u);
   // n beyond cblas's int: only the reference takes it (not run: the sizes are only for the choice).
   const MatmulChoice huge = matmul_choice(1, int64_t{1} << 32, 1);

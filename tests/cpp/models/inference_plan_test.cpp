@@ -5,6 +5,7 @@
 // by every fixture test, which now runs on the plan wherever a model is planned.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -197,6 +198,22 @@ TEST(InferencePlan, WarmCallsReuseOneWorkspacePerCaller) {
   EXPECT_LE(plan->workspaces(), 5u);  // at most one more per thread that ran beside another
 }
 
+TEST(InferencePlan, AWorkspaceForALargeBatchIsFreedWhenTheCallEnds) {
+  auto x = Input({64}, {{"name", "x"}});
+  auto h = layers::Dense({{"units", 64}, {"activation", "relu"}})(layers::Dense({{"units", 64}})(x));
+  Model m({x}, {layers::Dense({{"units", 1}})(h)});
+  const models::InferencePlan* plan = graph_of(m).inference_plan();
+  ASSERT_NE(plan, nullptr);
+  m.predict(inputs_for(m, 10), 10);
+  const size_t small = plan->idle_workspace_bytes();
+  EXPECT_GT(small, 0u);
+  EXPECT_LT(small, models::InferencePlan::kKeepWorkspaceBytes);
+  m.predict(inputs_for(m, 100000), 100000);  // 100,000 rows of 128 floats: 51 MB
+  EXPECT_EQ(plan->idle_workspace_bytes(), 0u);
+  m.predict(inputs_for(m, 10), 10);
+  EXPECT_EQ(plan->idle_workspace_bytes(), small);
+}
+
 TEST(InferencePlan, CallsThePlanDoesNotTakeAreInterpreted) {
   auto x = Input({4}, {{"name", "x"}});
   auto y = layers::Dense({{"units", 3}, {"name", "d"}})(layers::Dropout({{"rate", 0.9}, {"name", "drop"}})(x));
@@ -251,6 +268,32 @@ TEST(InferencePlan, NewWeightsAreSeenByThePlan) {
   const Tensor after = m.predict({in})[0];
   EXPECT_FALSE(identical(before, after));
   EXPECT_TRUE(identical(after, graph_of(m).call_graph({in}, CallContext{})[0]));
+}
+
+TEST(InferencePlan, StatisticsWrittenInPlaceAreSeenByBatchNormalization) {
+  auto x = Input({4}, {{"name", "x"}});
+  LayerRef bn = layers::BatchNormalization({{"name", "bn"}});
+  Model m({x}, {bn(layers::Dense({{"units", 4}, {"name", "d"}})(x))});
+  ASSERT_NE(graph_of(m).inference_plan(), nullptr);
+  const Tensor in = ramp({3, 4}), before = m.predict({in})[0];
+  for (const VariablePtr& v : bn->weights())  // through the storage, as numpy views of Variable.value write
+    if (v->name() == "moving_mean") v->value().data<float>()[1] = 5.f;
+  const Tensor after = m.predict({in})[0];
+  EXPECT_FALSE(identical(before, after));
+  EXPECT_TRUE(identical(after, graph_of(m).call_graph({in}, CallContext{})[0]));
+}
+
+TEST(InferencePlan, RandomCropAndReluWithNaNAreInterpreted) {
+  // RandomCrop passes its input through at inference in Keras 3, but crops and resizes in tf_keras:
+  // never a view, whatever its shapes.
+  auto x = Input({4, 16, 3}, {{"name", "x"}});
+  auto crop = layers::layer("RandomCrop", {{"height", 8}, {"width", 8}, {"name", "crop"}})(x);
+  Model cropped({x}, {crop});
+  EXPECT_EQ(graph_of(cropped).why_not_planned(), "layer 'crop' (RandomCrop) is not planned");
+  auto y = Input({4}, {{"name", "y"}});
+  Model relu({y}, {layers::ReLU({{"threshold", std::nan("")}, {"name", "relu"}})(y)});
+  EXPECT_EQ(graph_of(relu).why_not_planned(), "layer 'relu' (ReLU) has a NaN argument (ops::relu refuses it when called)");
+  EXPECT_NE(error_of([&] { relu.predict({ramp({2, 4})}); }).find("must not be NaN"), std::string::npos);
 }
 
 TEST(InferencePlan, KerascppPlanOffInterpretsEveryGraph) {

@@ -26,6 +26,7 @@ class RandomCrop : public ImageAugmentation {
     expect_inputs(in, 1);
     return {resized_image_shape(in[0], resize_, "Layer '" + name() + "' (RandomCrop)")};
   }
+  bool identity_at_inference() const override { return false; }
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext& ctx) const override {
     if (ctx.training || !keras2_semantics()) return ImageAugmentation::call(in, ctx);
     return {image_resize(in[0], resize_, "Layer '" + name() + "' (RandomCrop)")};
