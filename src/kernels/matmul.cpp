@@ -11,9 +11,10 @@
 //   256x512x512:                small 1.7-2.5 ms,  cblas_sgemm 1.6-2.4 ms (up to 82 GFLOP/s)
 // The small loop keeps up with OpenBLAS on one core to 128^3; above it OpenBLAS's cache blocking
 // (packed a in L2) and its thread pool win, as does its gemv-like path at m == 1 with large n*k.
-// Except while b is small: a Dense layer of up to 128 x 128 over a batch of up to 1,024 (issue 20, 2-core
-// AMD EPYC with AVX-512, best of 200; OpenBLAS at 1 / 2 threads; bigger batches are left to OpenBLAS's
-// threads, which a machine with more cores has):
+// Except while b is small: a Dense layer of up to 128 x 128, up to m*n*k = 1024 * 128^2 (a batch of 1,024
+// for 128 x 128, 4,096 for 64 x 64; issue 20, 2-core AMD EPYC with AVX-512, best of 200, OpenBLAS at 1 /
+// 2 threads). Nothing was measured beyond that cap: bigger products stay with OpenBLAS as before, whose
+// threads a machine with more cores has.
 //   1024x64x64:    small 74 us,   cblas_sgemm 86 / 169 us
 //   1024x128x128:  small 293 us,  cblas_sgemm 326 / 381 us
 //   256x256x256:   small 295 us,  cblas_sgemm 318 / 243 us   (b of 64K floats: OpenBLAS)

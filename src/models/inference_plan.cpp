@@ -12,24 +12,23 @@ namespace kerascpp::models {
 
 // The memory of one caller: the planned values of a call of up to `capacity / floats_per_row` rows,
 // and the pointers of a call's values and of one step's inputs.
+// Its memory is a Storage: 64-byte aligned, and from 1 MiB on a mapping of its own that goes back to
+// the system when released (malloc would keep a freed block of up to 32 MiB in the heap).
 struct InferencePlan::Workspace {
+  std::shared_ptr<Storage> memory;
   float* data = nullptr;
   size_t capacity = 0;  // floats
   std::vector<float*> at;          // per value
   std::vector<const float*> args;  // one step's inputs
-  ~Workspace() { std::free(data); }
   void release() {
-    std::free(data);
+    memory.reset();
     data = nullptr, capacity = 0;
   }
   void reserve(size_t floats) {
     if (floats <= capacity) return;
-    std::free(data);
-    data = nullptr, capacity = 0;
-    // 64-byte aligned, as Storage's; aligned_alloc wants a multiple of the alignment.
-    const size_t bytes = (floats * sizeof(float) + 63) / 64 * 64;
-    data = static_cast<float*>(std::aligned_alloc(64, bytes));
-    if (!data) throw std::bad_alloc();
+    release();
+    memory = Storage::allocate(floats * sizeof(float));
+    data = static_cast<float*>(memory->data());
     capacity = floats;
   }
 };
@@ -215,10 +214,10 @@ void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vecto
       ws = std::move(idle_.back());
       idle_.pop_back();
     } else {
-      ++made_;
+      ws = std::make_unique<Workspace>();
+      idle_.reserve(++made_);  // so that giving it back (in a destructor) never allocates
     }
   }
-  if (!ws) ws = std::make_unique<Workspace>();
   struct GiveBack {  // also when a kernel throws (bad_alloc)
     const InferencePlan* plan;
     std::unique_ptr<Workspace>& ws;

@@ -7,7 +7,8 @@
 // activation applied while the rows are still in cache); views (Flatten, Reshape, Dropout at inference)
 // cost nothing, and elementwise steps write over an input that dies there. The memory of the values
 // that are neither inputs nor outputs is planned by liveness (first fit over the steps) as offsets per
-// row, so a workspace of `rows * floats_per_row` floats holds every value of a call.
+// row, so a workspace of `rows * floats_per_row` floats holds every value of a call (then the scratch
+// a step asks for, such as BatchNormalization's folded statistics).
 //
 // Workspaces belong to callers: a call takes one from the plan's pool (or makes one, the first time
 // per concurrent caller), grows it when a batch is bigger than any before, and gives it back, so that

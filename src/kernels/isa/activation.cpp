@@ -52,7 +52,7 @@ void unary(Unary op, const float* x, float* y, int64_t n, float alpha) {
       return map([=](float v) { return 0.5f * v * (1.f + std::erf(v * kSqrtHalf)); }, x, y, n);
     case Unary::gelu_approximate:
       return map(
-          [=](float v) { return 0.5f * v * (1.f + tanh_exp_form(kSqrt2OverPi * (v + 0.044715f * v * v * v))); },
+          [=](float v) { return 0.5f * v * (1.f + fast_tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v))); },
           x, y, n);
     case Unary::hard_sigmoid:
       return map(hard_sigmoid, x, y, n);
@@ -69,7 +69,7 @@ void unary(Unary op, const float* x, float* y, int64_t n, float alpha) {
     case Unary::exp:
       return map([](float v) { return std::exp(v); }, x, y, n);
     case Unary::mish:
-      return map([](float v) { return v * tanh_exp_form(softplus(v)); }, x, y, n);
+      return map([](float v) { return v * fast_tanh(softplus(v)); }, x, y, n);
     case Unary::leaky_relu:
       return map([alpha](float v) { return v >= 0.f ? v : alpha * v; }, x, y, n);
     case Unary::sqrt:

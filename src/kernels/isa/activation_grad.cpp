@@ -66,7 +66,7 @@ void unary_grad(Unary op, const float* x, const float* y, const float* dy, float
     case Unary::gelu_approximate:
       return map3(
           [=](float v, float) {
-            float t = tanh_exp_form(kSqrt2OverPi * (v + 0.044715f * v * v * v));
+            float t = fast_tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v));
             return 0.5f * (1.f + t) +
                    0.5f * v * (1.f - t * t) * kSqrt2OverPi * (1.f + 3.f * 0.044715f * v * v);
           },
@@ -85,7 +85,7 @@ void unary_grad(Unary op, const float* x, const float* y, const float* dy, float
       return map3(
           [](float v, float) {
             float sp = std::log1p(std::exp(-std::fabs(v))) + (v > 0.f ? v : 0.f);
-            float t = tanh_exp_form(sp);
+            float t = fast_tanh(sp);
             return t + v * (1.f - t * t) * sigmoid(v);
           },
           x, y, dy, dx, n);

@@ -45,10 +45,9 @@ inline float fast_sigmoid(float v) {
   return v >= 0.f ? s : e * s;
 }
 
-// tanh for 1 + tanh(v) (gelu's tanh form): below |v| = 0.625 Cephes' odd polynomial (no cancellation
-// near 0), above it 1 - 2 e / (1 + e) with e = exp(-2 |v|), signed: a few 1e-8 from +-1, where
-// fast_tanh's rational form is 2.7e-7 off and 1 + tanh(v) would lose its digits.
-inline float tanh_exp_form(float v) {
+// tanh: below |v| = 0.625 Cephes' odd polynomial (no cancellation near 0), above it
+// 1 - 2 e / (1 + e) with e = exp(-2 |v|), signed.
+inline float fast_tanh(float v) {
   const float z = v * v;
   float p = -5.70498872745e-3f;
   p = p * z + 2.06390887954e-2f;
@@ -60,30 +59,6 @@ inline float tanh_exp_form(float v) {
   const float e = exp_nonpositive(-2.f * a);
   const float big = std::copysign(1.f - 2.f * e / (1.f + e), v);  // one rounding near 1 at the end
   return a < 0.625f ? small : big;
-}
-
-// tanh: the rational approximation Eigen uses for float (and so TensorFlow's CPU kernels): v clamped to
-// +-7.9053 (where it reaches the float nearest 1), then v * P(v^2) / Q(v^2) with odd P of degree 13
-// and Q of degree 6; v itself below |v| = 0.0004. No exp and one division: 0.31 ns a value with
-// AVX-512 here against 0.58 for exp-based forms (issue 20). Error: 2.7e-7 at most, relative and
-// absolute, over [-10, 10] against tanh in double.
-inline float fast_tanh(float v) {
-  constexpr float kClamp = 7.90531110763549805f;
-  const float x = v < -kClamp ? -kClamp : (v > kClamp ? kClamp : v);  // NaN passes through
-  const float x2 = x * x;
-  float p = -2.76076847742355e-16f;
-  p = p * x2 + 2.00018790482477e-13f;
-  p = p * x2 - 8.60467152213735e-11f;
-  p = p * x2 + 5.12229709037114e-08f;
-  p = p * x2 + 1.48572235717979e-05f;
-  p = p * x2 + 6.37261928875436e-04f;
-  p = p * x2 + 4.89352455891786e-03f;
-  float q = 1.19825839466702e-06f;
-  q = q * x2 + 1.18534705686654e-04f;
-  q = q * x2 + 2.26843463243900e-03f;
-  q = q * x2 + 4.89352518554385e-03f;
-  const float r = x * p / q;
-  return std::fabs(v) < 0.0004f ? v : r;
 }
 
 }  // namespace
