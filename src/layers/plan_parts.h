@@ -47,5 +47,14 @@ struct BatchNormParts {
   int axis = -1;  // normalised
 };
 bool batch_norm_parts(const Layer& layer, BatchNormParts* parts);
+// LayerNormalization: its variables (null without scale / center), normalised axes (sorted), epsilon
+// and rms_scaling; false for any other layer.
+struct LayerNormParts {
+  VariablePtr gamma, beta;
+  std::vector<int> axes;
+  float epsilon = 0;
+  bool rms_scaling = false;
+};
+bool layer_norm_parts(const Layer& layer, LayerNormParts* parts);
 
 }  // namespace kerascpp::layers

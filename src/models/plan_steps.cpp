@@ -143,6 +143,27 @@ class BatchNormStep : public PlanStep {
   int64_t outer_per_row_, channels_, inner_;
 };
 
+// LayerNormalization over a block of adjacent sample axes (ops::layer_normalization's untransposed case).
+class LayerNormStep : public PlanStep {
+ public:
+  LayerNormStep(const layers::LayerNormParts& p, int64_t outer_per_row, int64_t n, int64_t inner)
+      : p_(p),
+        gamma_(p.gamma ? p.gamma->value().data<float>() : nullptr),
+        beta_(p.beta ? p.beta->value().data<float>() : nullptr),
+        outer_per_row_(outer_per_row),
+        n_(n),
+        inner_(inner) {}
+  void run(const float* const* in, float* out, int64_t rows, float*) const override {
+    kernels::layer_normalization(in[0], out, gamma_, beta_, rows * outer_per_row_, n_, inner_, p_.epsilon,
+                                 p_.rms_scaling);
+  }
+
+ private:
+  layers::LayerNormParts p_;  // keeps the variables alive
+  const float *gamma_, *beta_;
+  int64_t outer_per_row_, n_, inner_;
+};
+
 // The layer's inference output is its input reinterpreted (same floats, same order).
 bool is_inference_view(const Layer& layer, const Shape& input, const Shape& output) {
   if (layers::is_identity_layer(layer) || layers::is_reshape_layer(layer) || layers::flatten_is_view(layer, input))
@@ -201,6 +222,16 @@ std::unique_ptr<PlanStep> make_plan_step(const Layer& layer, const std::vector<S
     if (std::isnan(relu.max_value) || std::isnan(relu.negative_slope) || std::isnan(relu.threshold))
       return refuse("has a NaN argument (ops::relu refuses it when called)");
     return std::make_unique<ReluStep>(relu, width_of(x));
+  }
+  layers::LayerNormParts ln;
+  if (layers::layer_norm_parts(layer, &ln)) {
+    const std::vector<int>& a = ln.axes;
+    if (a.empty() || a.front() <= 0 || a.back() >= static_cast<int>(x.size()) ||
+        a.back() - a.front() + 1 != static_cast<int>(a.size()))
+      return refuse("normalises over axes that are not one block of sample axes");
+    return std::make_unique<LayerNormStep>(ln, shape_size(Shape(x.begin() + 1, x.begin() + a.front())),
+                                           shape_size(Shape(x.begin() + a.front(), x.begin() + a.back() + 1)),
+                                           shape_size(Shape(x.begin() + a.back() + 1, x.end())));
   }
   layers::BatchNormParts bn;
   if (layers::batch_norm_parts(layer, &bn)) {

@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "layers/layer_list.h"
+#include "layers/plan_parts.h"
 #include "layers/normalization/axes.h"
 #include "ops/ops.h"
 
@@ -28,6 +29,11 @@ class LayerNormalization : public Layer {
     KCPP_CHECK(!axis_.empty(), ValueError, "Layer '", name(), "' (LayerNormalization): `axis` must not be empty. Received: axis=[]");
   }
   std::string class_name() const override { return "LayerNormalization"; }
+  LayerNormParts parts() const {
+    std::vector<int> axes = axes_;
+    std::sort(axes.begin(), axes.end());
+    return {gamma_, beta_, axes, epsilon_, rms_scaling_};
+  }
   bool supports_masking() const override { return true; }  // as Keras 3's
 
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
@@ -65,4 +71,9 @@ class LayerNormalization : public Layer {
 
 }  // namespace
 LayerPtr make_layer_normalization(const Json& c) { return std::make_shared<LayerNormalization>(c); }
+bool layer_norm_parts(const Layer& layer, LayerNormParts* parts) {
+  const auto* ln = dynamic_cast<const LayerNormalization*>(&layer);
+  if (ln) *parts = ln->parts();
+  return ln != nullptr;
+}
 }  // namespace kerascpp::layers

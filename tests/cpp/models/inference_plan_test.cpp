@@ -160,6 +160,25 @@ TEST(InferencePlan, MergesConcatenationsReluAndBatchNormalization) {
   expect_plan_matches_graph(m);
 }
 
+TEST(InferencePlan, LayerNormalizationOverOneBlockOfAxes) {
+  auto x = Input({3, 4, 5}, {{"name", "x"}});
+  auto a = layers::LayerNormalization({{"name", "last"}})(x);
+  auto b = layers::LayerNormalization({{"axis", Json::array({1, 2})}, {"name", "block"}})(a);
+  auto c = layers::LayerNormalization({{"axis", 1}, {"rms_scaling", true}, {"name", "rms_middle"}})(b);
+  auto d = layers::LayerNormalization({{"axis", -1}, {"center", false}, {"scale", false}, {"name", "bare"}})(c);
+  Model m({x}, {d});
+  std::vector<Tensor> w = m.get_weights();
+  for (size_t i = 0; i < w.size(); ++i)
+    for (int64_t j = 0; j < w[i].size(); ++j) w[i].data<float>()[j] += 0.1f * static_cast<float>((i + j) % 5) - 0.2f;
+  m.set_weights(w);
+  expect_plan_matches_graph(m);
+  auto y = Input({3, 4, 5}, {{"name", "y"}});
+  Model apart({y}, {layers::LayerNormalization({{"axis", Json::array({1, 3})}, {"name", "apart"}})(y)});
+  EXPECT_EQ(graph_of(apart).why_not_planned(),
+            "layer 'apart' (LayerNormalization) normalises over axes that are not one block of sample axes");
+  EXPECT_EQ(apart.predict({ramp({2, 3, 4, 5})})[0].shape(), (Shape{2, 3, 4, 5}));
+}
+
 TEST(InferencePlan, BroadcastingMergesAreInterpreted) {
   auto x = Input({4}, {{"name", "x"}});
   auto one = layers::Dense({{"units", 1}, {"name", "one"}})(x);
