@@ -102,7 +102,7 @@ class Model(TrainingMixin):
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         if type(x) is np.ndarray and steps is None:  # one array, the common case: straight to the engine
-            return self._outputs(self._m.predict([x], int(batch_size) if batch_size else 32, self._rnn_states()))
+            return self._outputs(self._m.predict([x], _batch_size(batch_size, None, None), self._rnn_states()))
         if _data.is_source(x):  # each batch's x (targets are ignored), read ahead on the engine's input thread
             if self._m.stateful:
                 raise NotImplementedError(f"Model '{self.name}' has stateful layers: kerascpp predicts it from arrays")

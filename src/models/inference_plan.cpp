@@ -10,26 +10,20 @@
 
 namespace kerascpp::models {
 
-// The memory of one caller: the planned values of a call of up to `capacity / floats_per_row` rows,
+// The memory of one caller: the planned values of a call of up to `bytes() / 4 / floats_per_row` rows,
 // and the pointers of a call's values and of one step's inputs.
 // Its memory is a Storage: 64-byte aligned, and from 1 MiB on a mapping of its own that goes back to
 // the system when released (malloc would keep a freed block of up to 32 MiB in the heap).
 struct InferencePlan::Workspace {
   std::shared_ptr<Storage> memory;
-  float* data = nullptr;
-  size_t capacity = 0;  // floats
   std::vector<float*> at;          // per value
   std::vector<const float*> args;  // one step's inputs
-  void release() {
-    memory.reset();
-    data = nullptr, capacity = 0;
-  }
+  float* data() const { return memory ? static_cast<float*>(memory->data()) : nullptr; }
+  size_t bytes() const { return memory ? memory->nbytes() : 0; }
   void reserve(size_t floats) {
-    if (floats <= capacity) return;
-    release();
+    if (floats * sizeof(float) <= bytes()) return;
+    memory.reset();  // before the new one: never both at once
     memory = Storage::allocate(floats * sizeof(float));
-    data = static_cast<float*>(memory->data());
-    capacity = floats;
   }
 };
 
@@ -205,8 +199,11 @@ std::vector<Tensor> InferencePlan::run(const std::vector<Tensor>& inputs) const 
 void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) const {
   const int64_t rows = inputs[0].dim(0);
   KCPP_ASSERT(outputs.size() == outputs_.size());
-  for (size_t j = 0; j < outputs.size(); ++j)
-    KCPP_ASSERT(outputs[j].dtype() == DType::float32 && outputs[j].shape() == output_shape(j, rows));
+  for (size_t j = 0; j < outputs.size(); ++j) {  // output_shape(j, rows), compared without building it
+    const Shape &want = values_[outputs_[j]].shape, &got = outputs[j].shape();
+    KCPP_ASSERT(outputs[j].dtype() == DType::float32 && got.size() == want.size() && got[0] == rows &&
+                std::equal(want.begin() + 1, want.end(), got.begin() + 1));
+  }
   std::unique_ptr<Workspace> ws;
   {
     std::lock_guard<std::mutex> lock(pool_mutex_);
@@ -222,13 +219,14 @@ void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vecto
     const InferencePlan* plan;
     std::unique_ptr<Workspace>& ws;
     ~GiveBack() {
-      if (ws->capacity * sizeof(float) > kKeepWorkspaceBytes) ws->release();
+      if (ws->bytes() > kKeepWorkspaceBytes) ws->memory.reset();
       std::lock_guard<std::mutex> lock(plan->pool_mutex_);
       plan->idle_.push_back(std::move(ws));
     }
   } give_back{this, ws};
   ws->reserve(static_cast<size_t>(rows * floats_per_row_ + scratch_floats_));
-  float* scratch = ws->data + rows * floats_per_row_;  // 64-byte aligned: floats_per_row_ is a multiple of 16
+  float* const data = ws->data();
+  float* scratch = data + rows * floats_per_row_;  // 64-byte aligned: floats_per_row_ is a multiple of 16
   ws->at.resize(values_.size());
   for (size_t v = 0; v < values_.size(); ++v) {
     const Value& root = values_[values_[v].root];
@@ -236,7 +234,7 @@ void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vecto
     switch (at.where) {
       case Where::input: ws->at[v] = inputs[at.index].data<float>(); break;
       case Where::output: ws->at[v] = outputs[at.index].data<float>(); break;
-      case Where::workspace: ws->at[v] = ws->data + at.index * rows; break;
+      case Where::workspace: ws->at[v] = data + at.index * rows; break;
     }
   }
   for (const Step& step : steps_) {
@@ -257,7 +255,7 @@ size_t InferencePlan::workspaces() const {
 size_t InferencePlan::idle_workspace_bytes() const {
   std::lock_guard<std::mutex> lock(pool_mutex_);
   size_t bytes = 0;
-  for (const auto& ws : idle_) bytes += ws->capacity * sizeof(float);
+  for (const auto& ws : idle_) bytes += ws->bytes();
   return bytes;
 }
 

@@ -97,9 +97,7 @@ class MergeStep : public PlanStep {
 class ConcatenateStep : public PlanStep {
  public:
   ConcatenateStep(std::vector<int64_t> blocks, int64_t outer_per_row)
-      : blocks_(std::move(blocks)), outer_per_row_(outer_per_row) {
-    for (int64_t b : blocks_) total_ += b;
-  }
+      : blocks_(std::move(blocks)), outer_per_row_(outer_per_row) {}
   void run(const float* const* in, float* out, int64_t rows, float*) const override {
     const int64_t outer = rows * outer_per_row_;
     for (int64_t o = 0; o < outer; ++o)
@@ -111,7 +109,7 @@ class ConcatenateStep : public PlanStep {
 
  private:
   std::vector<int64_t> blocks_;  // floats per outer position, per input
-  int64_t outer_per_row_, total_ = 0;
+  int64_t outer_per_row_;
 };
 
 // BatchNormalization at inference: y = x * scale + shift per channel, folded from the moving statistics

@@ -41,7 +41,7 @@ Tensor ActivationFn::operator()(const Tensor& x) const {
 
 bool ActivationFn::apply_in_place(float* x, int64_t n) const {
   if (kind_ != Kind::unary) return false;
-  if (op_ != ops::UnaryOp::linear) kernels::unary(op_, x, x, n, ops::default_alpha(op_));
+  apply(x, x, n, n);
   return true;
 }
 
