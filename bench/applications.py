@@ -5,7 +5,8 @@ and threads. For each keras.applications file written by scripts/make_applicatio
   - load time of model.h5 and model.keras, against the time to read the file's bytes
     (`cat file > /dev/null` with the file in the page cache);
   - predict latency at batch 1 and throughput at batch 32, as `model(x)` and as `predict` (Keras's
-    predict runs a compiled graph, its __call__ runs eagerly; either can be the faster one).
+    predict runs a compiled graph, its __call__ runs eagerly; either can be the faster one);
+  - ONNX Runtime on Keras 3's ONNX export of the same model (issue 20), beside the `model(x)` rows.
 
     .venv/bin/python bench/applications.py APPS_DIR [--models ResNet50 InceptionResNetV2] [--repeats 5]
 
@@ -38,9 +39,40 @@ def read_bytes_times(path, repeats):
     return stats(ts)
 
 
+def onnx_side(folder, repeats, threads):
+    """ONNX Runtime on Keras 3's own ONNX export of model.keras (written once, next to it): predict only."""
+    import numpy as np
+    path = os.path.join(folder, "model.onnx")
+    if not os.path.exists(path):
+        os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+        import keras
+        keras.models.load_model(os.path.join(folder, "model.keras"), compile=False).export(path, format="onnx",
+                                                                                           verbose=False)
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.intra_op_num_threads, so.inter_op_num_threads = threads, 1
+    sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    feed = sess.get_inputs()[0].name
+    x = np.load(os.path.join(folder, "input_0.npy"))
+    out = {}
+    for batch, n in ((1, max(repeats * 4, 10)), (32, max(repeats, 3))):
+        xb = np.resize(x, (batch,) + x.shape[1:]).astype("float32")
+        sess.run(None, {feed: xb})
+        sess.run(None, {feed: xb})
+        ts = []
+        for _ in range(n):
+            t = time.perf_counter()
+            sess.run(None, {feed: xb})
+            ts.append(time.perf_counter() - t)
+        out[f"run batch {batch}"] = stats(ts)
+    return out
+
+
 def side(impl, folder, repeats, threads):
     """Runs in a child process: load and predict timings for one implementation."""
     import numpy as np
+    if impl == "onnxruntime":
+        return onnx_side(folder, repeats, threads)
     if impl == "keras":
         os.environ.setdefault("KERAS_BACKEND", "tensorflow")
         import tensorflow as tf
@@ -110,15 +142,16 @@ def main():
                OPENBLAS_NUM_THREADS=str(a.threads))
     lines = [f"Threads: {a.threads} on both sides (TensorFlow intra/inter-op; oneDNN/OpenMP and OpenBLAS). "
              f"Times in ms, median (min-max) over {a.repeats} loads / repeated predicts; ratio = Keras / kerascpp.", "",
-             "| model | MB | read bytes | what | Keras 3 (TF) | kerascpp | ratio | kerascpp / read |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "ONNX Runtime runs Keras 3's ONNX export of the same model (`InferenceSession.run`, batch 1 and 32).", "",
+             "| model | MB | read bytes | what | Keras 3 (TF) | kerascpp | ratio | kerascpp / read | ONNX Runtime | ORT / kerascpp |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name in a.models:
         folder = os.path.join(a.apps, name)
         if not os.path.exists(os.path.join(folder, "model.keras")):
             print(f"{name}: no files in {folder} (scripts/make_applications_fixtures.py writes them)", file=sys.stderr)
             continue
         res = {}
-        for impl in ("keras", "kerascpp"):
+        for impl in ("keras", "kerascpp", "onnxruntime"):
             p = subprocess.run([sys.executable, __file__, a.apps, "--side", impl, "--folder", folder,
                                 "--repeats", str(a.repeats), "--threads", str(a.threads)],
                                env=env, capture_output=True, text=True)
@@ -133,8 +166,10 @@ def main():
                 r = read_bytes_times(path, a.repeats)
                 mb, read = f"{os.path.getsize(path) / 1e6:.0f}", fmt_ms(r)
                 vs_read = f"{c['median'] / r['median']:.1f}x"
-            ratio = "-" if "error" in k else f"{k['median'] / c['median']:.1f}x"
-            lines.append(f"| {name} | {mb} | {read} | {what} | {fmt_ms(k)} | {fmt_ms(c)} | {ratio} | {vs_read} |")
+            ratio = "-" if "error" in k else f"{k['median'] / c['median']:.2f}x"
+            o = res["onnxruntime"].get(what.replace("model(x)", "run"), None) if what.startswith("model(x)") else None
+            ort_cells = f"{fmt_ms(o)} | {o['median'] / c['median']:.2f}x" if o else "- | -"
+            lines.append(f"| {name} | {mb} | {read} | {what} | {fmt_ms(k)} | {fmt_ms(c)} | {ratio} | {vs_read} | {ort_cells} |")
         print("\n".join(lines[-len(res['keras']):]), flush=True)
     text = "\n".join(lines) + "\n"
     if a.out:

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace kerascpp::kernels {
 
@@ -51,9 +52,17 @@ struct PoolGeometry {
 // own scratch memory).
 class DnnlConvPlan;
 class DnnlPoolPlan;
+// What an inference plan runs inside a convolution after its bias (oneDNN post-ops), in order: a sum
+// adds what y holds before the call (a residual Add); a clip bounds each value to [lo, hi] (relu is
+// [0, inf), relu6 [0, 6]).
+struct ConvPostOp {
+  bool sum = false;
+  float lo = 0.f, hi = 0.f;
+};
 // nullptr and *why_not set when oneDNN cannot do this geometry (the caller falls back to ref).
 std::shared_ptr<const DnnlConvPlan> dnnl_conv_plan(const ConvGeometry& g, const float* kernel,
-                                                   const float* bias, std::string* why_not);
+                                                   const float* bias, std::string* why_not,
+                                                   const std::vector<ConvPostOp>& post_ops = {});
 size_t dnnl_scratch_bytes(const DnnlConvPlan& p);
 void dnnl_conv_run(const DnnlConvPlan& p, const float* x, float* y, void* scratch);
 

@@ -85,10 +85,22 @@ class DnnlPoolPlan {
 };
 
 std::shared_ptr<const DnnlConvPlan> dnnl_conv_plan(const ConvGeometry& g, const float* kernel,
-                                                   const float* bias, std::string* why_not) {
+                                                   const float* bias, std::string* why_not,
+                                                   const std::vector<ConvPostOp>& post_ops) {
   if (g.transpose && g.groups != 1) {
     *why_not = "oneDNN path: grouped transposed convolution not wired";
     return nullptr;
+  }
+  dnnl::primitive_attr attr = user_scratchpad();
+  if (!post_ops.empty()) {
+    dnnl::post_ops ops;
+    for (const ConvPostOp& op : post_ops) {
+      if (op.sum)
+        ops.append_sum(1.f);
+      else
+        ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip_v2, op.lo, op.hi);
+    }
+    attr.set_post_ops(ops);
   }
   try {
     const dnnl::engine& eng = cpu_engine();
@@ -105,13 +117,13 @@ std::shared_ptr<const DnnlConvPlan> dnnl_conv_plan(const ConvGeometry& g, const 
     if (g.transpose) {
       dnnl::deconvolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct,
                                           plan->src, any_like(user_w), bias_md, plan->dst, strides, dil, pl, pr);
-      dnnl::deconvolution_forward::primitive_desc pd(d, user_scratchpad(), eng);
+      dnnl::deconvolution_forward::primitive_desc pd(d, attr, eng);
       plan->prim = dnnl::deconvolution_forward(pd);
       wanted_w = pd.weights_desc(), plan->scratch = pd.scratchpad_desc();
     } else {
       dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
                                         plan->src, any_like(user_w), bias_md, plan->dst, strides, dil, pl, pr);
-      dnnl::convolution_forward::primitive_desc pd(d, user_scratchpad(), eng);
+      dnnl::convolution_forward::primitive_desc pd(d, attr, eng);
       plan->prim = dnnl::convolution_forward(pd);
       wanted_w = pd.weights_desc(), plan->scratch = pd.scratchpad_desc();
     }

@@ -6,6 +6,7 @@
 
 #include "kerascpp/layer.h"
 #include "kernels/kinds.h"
+#include "ops/ops.h"
 
 namespace kerascpp::layers {
 
@@ -56,5 +57,33 @@ struct LayerNormParts {
   bool rms_scaling = false;
 };
 bool layer_norm_parts(const Layer& layer, LayerNormParts* parts);
+
+// A convolution (Conv1D-3D, DepthwiseConv1D/2D) as its call() runs ops::conv on an input of shape x:
+// the kernel's shape as ops::conv reads it (a depthwise kernel in its grouped form), the options with
+// the groups resolved, and the activation applied after it; false for any other layer.
+struct ConvParts {
+  VariablePtr kernel, bias;
+  Shape kernel_shape;
+  ops::ConvOptions options;
+  const ActivationFn* activation = nullptr;
+};
+bool conv_parts(const Layer& layer, const Shape& x, ConvParts* parts);
+// Max- and AveragePooling1D-3D: ops::pool's arguments; false for any other layer.
+struct PoolParts {
+  ops::PoolMode mode = ops::PoolMode::max;
+  std::vector<int64_t> pool_size, strides;
+  ops::Padding padding = ops::Padding::valid;
+  bool channels_first = false;
+};
+bool pool_parts(const Layer& layer, PoolParts* parts);
+// GlobalMax- and GlobalAveragePooling1D-3D without a mask: the max or mean over the spatial dims.
+struct GlobalPoolParts {
+  bool max = false;
+  bool channels_first = false;
+};
+bool global_pool_parts(const Layer& layer, GlobalPoolParts* parts);
+// ZeroPadding1D-3D: the zeros before and after each axis of an input of rank `rank` (the batch and
+// channel axes {0, 0}), as its call() gives them to ops::pad; false for any other layer.
+bool zero_padding_parts(const Layer& layer, int rank, std::vector<std::pair<int64_t, int64_t>>* pads);
 
 }  // namespace kerascpp::layers

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 
+#include "layers/plan_parts.h"
 #include "models/functional.h"
 
 namespace kerascpp::models {
@@ -41,6 +42,19 @@ std::unique_ptr<InferencePlan> InferencePlan::compile(const Functional& g, std::
   };
   std::unique_ptr<InferencePlan> plan(new InferencePlan());
   std::map<std::pair<int, int>, int> value_of;  // (node, output) -> value id
+  std::vector<int> step_of;                     // value id -> the step writing it (-1: a graph input)
+  // How often each node's output is read (by calls, and once more when it is a graph output): a step
+  // takes in the layer after it only when that layer is its output's one reader.
+  std::map<std::pair<int, int>, int> uses;
+  for (int id : g.order_)
+    for (const Functional::Ref& r : g.nodes_[id].inputs) ++uses[{r.node, r.index}];
+  for (const Functional::Ref& r : g.outputs_) ++uses[{r.node, r.index}];
+  // The step writing value v, when v is its own output (not a view) and read by one call only.
+  auto sole_producer = [&](int v) -> Step* {
+    if (step_of[v] < 0) return nullptr;
+    Step& s = plan->steps_[step_of[v]];
+    return s.output == v && uses[{s.node, 0}] == 1 ? &s : nullptr;
+  };
   auto add_value = [&](const Shape& shape, int node) -> int {
     if (shape.size() < 2 || shape[0] >= 0) {
       *why = "a tensor of shape " + shape_str(shape) + " has no free batch axis and sample axes (" +
@@ -57,6 +71,7 @@ std::unique_ptr<InferencePlan> InferencePlan::compile(const Functional& g, std::
     v.width = shape_size(Shape(shape.begin() + 1, shape.end()));
     v.root = static_cast<int>(plan->values_.size());
     plan->values_.push_back(std::move(v));
+    step_of.push_back(-1);
     value_of[{node, 0}] = v.root;
     return v.root;
   };
@@ -80,8 +95,8 @@ std::unique_ptr<InferencePlan> InferencePlan::compile(const Functional& g, std::
     const std::string which = "layer '" + layer.name() + "' (" + layer.class_name() + ")";
     if (n.training >= 0) return refuse(which + " is called with a fixed training=");
     if (!n.options.empty()) return refuse(which + " is called with options");
-    for (char given : n.mask_given)
-      if (given) return refuse(which + " is called with a mask");
+    for (size_t i = 0; i < n.mask_given.size(); ++i)  // a mask given as null (Keras 3 writes mask=None) is none
+      if (n.mask_given[i] && n.masks[i].node >= 0) return refuse(which + " is called with a mask");
     if (n.output_shapes.size() != 1) return refuse(which + " has several outputs");
     Step step;
     std::vector<Shape> in_shapes;
@@ -91,11 +106,16 @@ std::unique_ptr<InferencePlan> InferencePlan::compile(const Functional& g, std::
       step.inputs.push_back(it->second);
       in_shapes.push_back(plan->values_[it->second].shape);
     }
+    if (int fused_into = plan->fuse(layer, n.output_shapes[0], step.inputs, id, step_of, sole_producer); fused_into >= 0) {
+      value_of[{id, 0}] = fused_into;
+      continue;
+    }
     step.kernel = make_plan_step(layer, in_shapes, n.output_shapes[0], why);
     if (!step.kernel) return nullptr;
-    plan->scratch_floats_ = std::max(plan->scratch_floats_, (step.kernel->scratch_floats() + 15) / 16 * 16);
     step.output = add_value(n.output_shapes[0], id);
     if (step.output < 0) return refuse(which + ": " + *why);
+    step.node = id;
+    step_of[step.output] = static_cast<int>(plan->steps_.size());
     plan->steps_.push_back(std::move(step));
   }
   for (const Functional::Ref& r : g.outputs_) {
@@ -104,7 +124,38 @@ std::unique_ptr<InferencePlan> InferencePlan::compile(const Functional& g, std::
     plan->outputs_.push_back(it->second);
   }
   plan->place();
+  size_t weight_bytes = 0;
+  for (const LayerPtr& layer : g.layers_)
+    for (const VariablePtr& w : layer->weights()) weight_bytes += w->value().nbytes();
+  plan->keep_workspace_bytes_ = std::max(kKeepWorkspaceBytes, 4 * weight_bytes);
   return plan;
+}
+
+// Takes the call of `layer` (node id) on `inputs` into the step that writes its input, when that step
+// can run it inside its kernel: a layer after a step that absorbs it, or an Add of a step's output and
+// a value computed before that step. The value the call's output now is, or -1.
+template <typename SoleProducer>
+int InferencePlan::fuse(const Layer& layer, const Shape& output, const std::vector<int>& inputs, int id,
+                        const std::vector<int>& step_of, SoleProducer sole_producer) {
+  if (inputs.size() == 1) {
+    Step* s = sole_producer(inputs[0]);
+    if (!s || values_[s->output].shape != output || !s->kernel->absorb(layer)) return -1;
+    s->node = id, ++fused_;
+    return s->output;
+  }
+  layers::MergeParts merge;
+  if (inputs.size() != 2 || inputs[0] == inputs[1] || !layers::merge_parts(layer, &merge) ||
+      merge.op != kernels::Binary::add || merge.average)
+    return -1;
+  const int later = step_of[inputs[0]] > step_of[inputs[1]] ? 0 : 1;  // the input written last
+  const int other = inputs[1 - later];
+  Step* s = sole_producer(inputs[later]);
+  if (!s || values_[s->output].shape != output || values_[other].shape != output ||
+      step_of[other] >= step_of[inputs[later]] || !s->kernel->absorb_add())
+    return -1;
+  s->inputs.insert(s->inputs.begin(), other);
+  s->node = id, ++fused_;
+  return s->output;
 }
 
 // Where every value lives. Views share their input's memory; a step's output that is a graph output
@@ -219,12 +270,12 @@ void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vecto
     const InferencePlan* plan;
     std::unique_ptr<Workspace>& ws;
     ~GiveBack() {
-      if (ws->bytes() > kKeepWorkspaceBytes) ws->memory.reset();
+      if (ws->bytes() > plan->keep_workspace_bytes_) ws->memory.reset();
       std::lock_guard<std::mutex> lock(plan->pool_mutex_);
       plan->idle_.push_back(std::move(ws));
     }
   } give_back{this, ws};
-  ws->reserve(static_cast<size_t>(rows * floats_per_row_ + scratch_floats_));
+  ws->reserve(static_cast<size_t>(rows * floats_per_row_ + scratch_floats(rows)));
   float* const data = ws->data();
   float* scratch = data + rows * floats_per_row_;  // 64-byte aligned: floats_per_row_ is a multiple of 16
   ws->at.resize(values_.size());
@@ -245,6 +296,19 @@ void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vecto
   }
   for (size_t j = 0; j < outputs_.size(); ++j)
     if (copy_output_[j]) std::memcpy(outputs[j].data<float>(), ws->at[outputs_[j]], outputs[j].nbytes());
+}
+
+// The most scratch any step needs for this many rows, after the rows' values in the workspace.
+int64_t InferencePlan::scratch_floats(int64_t rows) const {
+  int64_t most = 0;
+  for (const Step& step : steps_) most = std::max(most, (step.kernel->scratch_floats(rows) + 15) / 16 * 16);
+  return most;
+}
+
+bool InferencePlan::exact() const {
+  for (const Step& step : steps_)
+    if (!step.kernel->exact()) return false;
+  return true;
 }
 
 size_t InferencePlan::workspaces() const {

@@ -12,9 +12,13 @@
 //
 // Workspaces belong to callers: a call takes one from the plan's pool (or makes one, the first time
 // per concurrent caller), grows it when a batch is bigger than any before, and gives it back, so that
-// a warm call allocates only its output tensors. A workspace over kKeepWorkspaceBytes (a call on a
-// large batch) gives its memory back when the call ends, as the interpreter freed its values. The arithmetic is the interpreter's, kernel for kernel
-// (Functional::call_graph), so results are bit-identical to it, on every thread.
+// a warm call allocates only its output tensors. A workspace bigger than keep_workspace_bytes() (16 MiB,
+// or 4x the model's weights for a bigger model: a call on an unusually large batch) gives its memory
+// back when the call ends, as the interpreter freed its values. The arithmetic is the interpreter's,
+// kernel for kernel (Functional::call_graph), so results are bit-identical to it on every thread,
+// except where a step runs the layers after it inside its kernel (a BatchNormalization folded into
+// a convolution's weights, a residual Add and relu as oneDNN post-ops): then exact() is false and
+// results move by round-off.
 //
 // A graph is planned only when every call in it is one the plan takes (plan_steps.cpp lists them) and
 // nothing in it depends on the call (fixed training=, masks, options); why one is not is kept.
@@ -42,11 +46,21 @@ class PlanStep {
   // out: (rows, output width); in: one (rows, width) block per input of the call; scratch:
   // scratch_floats() floats of the caller's workspace, 64-byte aligned.
   virtual void run(const float* const* in, float* out, int64_t rows, float* scratch) const = 0;
-  virtual int64_t scratch_floats() const { return 0; }
+  // The scratch run() needs for this many rows (the same for every call of that size).
+  virtual int64_t scratch_floats(int64_t /*rows*/) const { return 0; }
   // The output is input 0's memory, reinterpreted: run() is never called.
   virtual bool is_view() const { return false; }
   // run() may write its output over input 0 (out == in[0]).
   virtual bool in_place() const { return false; }
+  // Whether run() computes bit for bit what the layers' call()s compute; false once a step folded
+  // weights or runs a following layer inside its kernel (results then move by round-off).
+  virtual bool exact() const { return true; }
+
+  // Fusion, while the plan is made. absorb: takes in `next`, the only reader of this step's output,
+  // which keeps its shape; the step's output is then next's. absorb_add: takes in an Add of its
+  // output and a value computed before it; the step's inputs are then that value, then its own.
+  virtual bool absorb(const Layer& /*next*/) { return false; }
+  virtual bool absorb_add() { return false; }
 };
 
 // The step for one call of `layer` (plan_steps.cpp): input and output shapes with the batch first
@@ -72,10 +86,17 @@ class InferencePlan {
   Shape output_shape(size_t j, int64_t rows) const;
 
   size_t steps() const { return steps_.size(); }
+  // Layers run inside another layer's step (a BatchNormalization folded into a convolution...).
+  size_t fused() const { return fused_; }
+  // Whether every step is bit-identical to the interpreter (see PlanStep::exact).
+  bool exact() const;
   // Floats per row of the workspace (the liveness-planned activations of one sample).
   int64_t floats_per_row() const { return floats_per_row_; }
   // Workspaces made so far: one per caller that ran at the same time as another.
   size_t workspaces() const;
+  // The most a workspace keeps between calls: kKeepWorkspaceBytes, or 4x the bytes of the graph's
+  // weights when that is more (ResNet50's activations at batch 32 are 229 MB, its weights 100 MB).
+  size_t keep_workspace_bytes() const { return keep_workspace_bytes_; }
   // Bytes the idle workspaces hold.
   size_t idle_workspace_bytes() const;
 
@@ -93,17 +114,23 @@ class InferencePlan {
     std::unique_ptr<PlanStep> kernel;
     std::vector<int> inputs;
     int output = -1;
+    int node = -1;  // the graph node whose output `output` is (the last one absorbed)
   };
   struct Workspace;
   InferencePlan() = default;
   void place();
+  template <typename SoleProducer>
+  int fuse(const Layer& layer, const Shape& output, const std::vector<int>& inputs, int id,
+           const std::vector<int>& step_of, SoleProducer sole_producer);
+  int64_t scratch_floats(int64_t rows) const;
 
   std::vector<Value> values_;
   std::vector<Step> steps_;
   std::vector<int> inputs_, outputs_;  // value ids of the graph's inputs and outputs
   std::vector<char> copy_output_;      // per output: copied at the end (a view or a repeated value)
   int64_t floats_per_row_ = 0;
-  int64_t scratch_floats_ = 0;  // the most any step asks for, after the rows' values
+  size_t fused_ = 0;
+  size_t keep_workspace_bytes_ = kKeepWorkspaceBytes;
   mutable std::mutex pool_mutex_;
   mutable std::vector<std::unique_ptr<Workspace>> idle_;
   mutable size_t made_ = 0;

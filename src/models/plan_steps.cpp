@@ -13,6 +13,7 @@
 #include "layers/plan_parts.h"
 #include "layers/regularization/inference_identity.h"
 #include "models/inference_plan.h"
+#include "models/plan_conv_steps.h"
 
 namespace kerascpp::models {
 namespace {
@@ -132,7 +133,7 @@ class BatchNormStep : public PlanStep {
     kernels::batch_normalization_fold(mean_, variance_, gamma_, beta_, p_.epsilon, channels_, scale, shift);
     kernels::batch_normalization(in[0], out, scale, shift, rows * outer_per_row_, channels_, inner_);
   }
-  int64_t scratch_floats() const override { return 2 * channels_; }
+  int64_t scratch_floats(int64_t) const override { return 2 * channels_; }
   bool in_place() const override { return true; }
 
  private:
@@ -203,6 +204,9 @@ std::unique_ptr<PlanStep> make_plan_step(const Layer& layer, const std::vector<S
   }
   if (inputs.size() != 1) return refuse("has " + std::to_string(inputs.size()) + " inputs; the plan takes one");
   const Shape& x = inputs[0];
+  why->clear();
+  if (auto spatial = make_spatial_plan_step(layer, x, output, why)) return spatial;
+  if (!why->empty()) return nullptr;
   if (is_inference_view(layer, x, output)) {
     if (width_of(x) != width_of(output)) return refuse("changes the size of a sample");
     return std::make_unique<ViewStep>();

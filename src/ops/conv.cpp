@@ -9,6 +9,7 @@
 #include "kernels/dispatch_log.h"
 #include "kernels/ref/ref.h"
 #include "ops/checks.h"
+#include "ops/conv_geometry.h"
 #include "ops/ops.h"
 #include "ops/plan_cache.h"
 #include "ops/tape.h"
@@ -22,17 +23,21 @@ struct Spatial {
   int64_t n = 0, c = 0, s[3] = {1, 1, 1};
 };
 
-Spatial split(const char* op, const Tensor& x, bool channels_first, size_t spatial) {
-  detail::check_float32(op, x, "x");
-  KCPP_CHECK(spatial >= 1 && spatial <= 3 && x.rank() == static_cast<int>(spatial) + 2, ValueError, op,
+Spatial split(const char* op, const Shape& x, bool channels_first, size_t spatial) {
+  KCPP_CHECK(spatial >= 1 && spatial <= 3 && x.size() == spatial + 2, ValueError, op,
              ": Expected an input of rank ", spatial + 2, " (batch, ", spatial, " spatial dims, channels). Received: x.shape=",
-             shape_str(x.shape()));
+             shape_str(x));
   Spatial r;
   r.rank = static_cast<int>(spatial);
-  r.n = x.dim(0);
-  r.c = channels_first ? x.dim(1) : x.dim(-1);
-  for (size_t i = 0; i < spatial; ++i) r.s[3 - spatial + i] = x.dim(static_cast<int>(i) + (channels_first ? 2 : 1));
+  r.n = x[0];
+  r.c = channels_first ? x[1] : x.back();
+  for (size_t i = 0; i < spatial; ++i) r.s[3 - spatial + i] = x[i + (channels_first ? 2 : 1)];
   return r;
+}
+
+Spatial split(const char* op, const Tensor& x, bool channels_first, size_t spatial) {
+  detail::check_float32(op, x, "x");
+  return split(op, x.shape(), channels_first, spatial);
 }
 
 // Per-dim option padded to 3 dims with leading 1s.
@@ -171,33 +176,40 @@ int64_t conv_transpose_output_length(int64_t in, int64_t kernel, int64_t stride,
   return (in - 1) * stride + dk - 2 * pad + output_padding;
 }
 
-Tensor conv(const Tensor& x, const Tensor& kernel, const Tensor& bias, const ConvOptions& o, PlanCache* plans,
-            uint64_t weights_version) {
-  detail::check_float32("conv", kernel, "kernel");
-  const size_t spatial = static_cast<size_t>(std::max(kernel.rank() - 2, 0));
-  const Spatial xs = split("conv", x, o.channels_first, spatial);
+kernels::ConvGeometry conv_geometry(const Shape& x, const Shape& kernel, const ConvOptions& o, int64_t batch) {
+  const size_t spatial = kernel.size() >= 2 ? kernel.size() - 2 : 0;
+  Spatial xs = split("conv", x, o.channels_first, spatial);
+  xs.n = batch;
   kernels::ConvGeometry g;
-  g.spatial = xs.rank, g.channels_first = o.channels_first, g.n = xs.n, g.ic = xs.c, g.oc = kernel.dim(-1);
+  g.spatial = xs.rank, g.channels_first = o.channels_first, g.n = xs.n, g.ic = xs.c, g.oc = kernel.back();
   g.groups = o.groups;
-  KCPP_CHECK(g.groups >= 1 && g.ic % g.groups == 0 && g.oc % g.groups == 0 && kernel.dim(-2) * g.groups == g.ic,
+  KCPP_CHECK(g.groups >= 1 && g.ic % g.groups == 0 && g.oc % g.groups == 0 && kernel[spatial] * g.groups == g.ic,
              ValueError, "conv: The kernel's input channels times groups must equal the input's channels, and groups must "
-             "divide both channel counts. Received: x.shape=", shape_str(x.shape()), ", kernel.shape=",
-             shape_str(kernel.shape()), ", groups=", o.groups);
-  check_bias("conv", bias, g.oc);
+             "divide both channel counts. Received: x.shape=", shape_str(x), ", kernel.shape=",
+             shape_str(kernel), ", groups=", o.groups);
   fill3("conv", "strides", o.strides, spatial, g.stride);
   fill3("conv", "dilation_rate", o.dilation_rate, spatial, g.dilation);
   for (size_t i = 0; i < spatial; ++i) {
     const size_t d = 3 - spatial + i;
-    g.in[d] = xs.s[d], g.k[d] = kernel.dim(static_cast<int>(i));
+    g.in[d] = xs.s[d], g.k[d] = kernel[i];
     g.out[d] = conv_output_length(g.in[d], g.k[d], g.stride[d], g.dilation[d], o.padding);
     KCPP_CHECK(g.out[d] > 0 || g.in[d] == 0, ValueError, "conv: Computed output size would be negative. Received: "
-               "x.shape=", shape_str(x.shape()), ", kernel.shape=", shape_str(kernel.shape()), ", strides=", g.stride[d],
+               "x.shape=", shape_str(x), ", kernel.shape=", shape_str(kernel), ", strides=", g.stride[d],
                ", dilation_rate=", g.dilation[d]);
     g.out[d] = std::max<int64_t>(g.out[d], 0);
     if (o.padding == Padding::same) same_padding(g.in[d], g.out[d], g.k[d], g.stride[d], g.dilation[d], &g.pad_l[d], &g.pad_r[d]);
     if (o.padding == Padding::causal) g.pad_l[d] = (g.k[d] - 1) * g.dilation[d];
   }
-  Tensor y = Tensor::empty(out_shape(xs, g.oc, g.out, o.channels_first));
+  return g;
+}
+
+Tensor conv(const Tensor& x, const Tensor& kernel, const Tensor& bias, const ConvOptions& o, PlanCache* plans,
+            uint64_t weights_version) {
+  detail::check_float32("conv", kernel, "kernel");
+  detail::check_float32("conv", x, "x");
+  const kernels::ConvGeometry g = conv_geometry(x.shape(), kernel.shape(), o, x.rank() > 0 ? x.dim(0) : 0);
+  check_bias("conv", bias, g.oc);
+  Tensor y = Tensor::empty(out_shape(split("conv", x, o.channels_first, g.spatial), g.oc, g.out, o.channels_first));
   run_conv(g, x, kernel, bias, y, plans, weights_version);
   record_conv("conv", g, x, kernel, bias, y);
   return y;
@@ -240,12 +252,13 @@ Tensor conv_transpose(const Tensor& x, const Tensor& kernel, const Tensor& bias,
   return y;
 }
 
-Tensor pool(const Tensor& x, PoolMode mode, const std::vector<int64_t>& pool_size, const std::vector<int64_t>& strides,
-            Padding padding, bool channels_first, PlanCache* plans) {
+kernels::PoolGeometry pool_geometry(const Shape& x, PoolMode mode, const std::vector<int64_t>& pool_size,
+                                    const std::vector<int64_t>& strides, Padding padding, bool channels_first,
+                                    int64_t batch) {
   const size_t spatial = pool_size.size();
   const Spatial xs = split("pool", x, channels_first, spatial);
   kernels::PoolGeometry g;
-  g.spatial = xs.rank, g.channels_first = channels_first, g.n = xs.n, g.c = xs.c;
+  g.spatial = xs.rank, g.channels_first = channels_first, g.n = batch, g.c = xs.c;
   g.kind = mode == PoolMode::max ? kernels::PoolKind::max : kernels::PoolKind::average;
   fill3("pool", "pool_size", pool_size, spatial, g.k);
   fill3("pool", "strides", strides, spatial, g.stride);
@@ -254,9 +267,16 @@ Tensor pool(const Tensor& x, PoolMode mode, const std::vector<int64_t>& pool_siz
     g.in[d] = xs.s[d];
     g.out[d] = conv_output_length(g.in[d], g.k[d], g.stride[d], 1, padding);
     KCPP_CHECK(g.out[d] > 0, ValueError, "pool: Computed output size would be negative or zero. Received: x.shape=",
-               shape_str(x.shape()), ", pool_size=", g.k[d], ", strides=", g.stride[d]);
+               shape_str(x), ", pool_size=", g.k[d], ", strides=", g.stride[d]);
     if (padding == Padding::same) same_padding(g.in[d], g.out[d], g.k[d], g.stride[d], 1, &g.pad_l[d], &g.pad_r[d]);
   }
+  return g;
+}
+
+Tensor pool(const Tensor& x, PoolMode mode, const std::vector<int64_t>& pool_size, const std::vector<int64_t>& strides,
+            Padding padding, bool channels_first, PlanCache* plans) {
+  const Spatial xs = split("pool", x, channels_first, pool_size.size());
+  const kernels::PoolGeometry g = pool_geometry(x.shape(), mode, pool_size, strides, padding, channels_first, xs.n);
   Tensor y = Tensor::empty(out_shape(xs, g.c, g.out, channels_first));
   if (y.size() == 0) return y;
   if (Recorder* r = tape_for({&x}))

@@ -5,6 +5,7 @@
 #include "layers/convolutional/base_conv.h"
 
 #include "layers/config_utils.h"
+#include "layers/plan_parts.h"
 #include "layers/spatial_config.h"
 
 namespace kerascpp::layers {
@@ -108,6 +109,11 @@ class BaseConv : public Layer {
     const Tensor bias = s_.use_bias ? bias_->value() : Tensor();
     return {s_.activation(ops::conv(in[0], kernel_->value(), bias, s_.options, &plans_, weights_version(kernel_, bias_)))};
   }
+  bool parts(ConvParts* p) const {
+    if (!kernel_) return false;
+    *p = {kernel_, bias_, kernel_->shape(), s_.options, &s_.activation};
+    return true;
+  }
 
  protected:
   void do_build(const std::vector<Shape>& in) override {
@@ -130,6 +136,11 @@ class BaseConv : public Layer {
 
 LayerPtr make_base_conv(const Json& config, const char* cls, int rank) {
   return std::make_shared<BaseConv>(config, cls, rank);
+}
+
+bool base_conv_parts(const Layer& layer, ConvParts* parts) {
+  const auto* conv = dynamic_cast<const BaseConv*>(&layer);
+  return conv && conv->parts(parts);
 }
 
 }  // namespace kerascpp::layers

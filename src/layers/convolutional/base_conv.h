@@ -45,6 +45,9 @@ struct ConvSettings {
 uint64_t weights_version(const VariablePtr& kernel, const VariablePtr& bias);
 
 LayerPtr make_base_conv(const Json& config, const char* cls, int rank);
+struct ConvParts;  // layers/plan_parts.h: conv_parts() asks these two
+bool base_conv_parts(const Layer& layer, ConvParts* parts);
+bool base_depthwise_conv_parts(const Layer& layer, const Shape& x, ConvParts* parts);
 LayerPtr make_base_depthwise_conv(const Json& config, const char* cls, int rank);
 LayerPtr make_base_separable_conv(const Json& config, const char* cls, int rank);
 LayerPtr make_base_conv_transpose(const Json& config, const char* cls, int rank);

@@ -3,6 +3,7 @@
 // x: (batch, *spatial, c); kernel: (*kernel_size, c, depth_multiplier); bias: (c * depth_multiplier,)
 #include "layers/config_utils.h"
 #include "layers/convolutional/base_conv.h"
+#include "layers/plan_parts.h"
 
 namespace kerascpp::layers {
 namespace {
@@ -35,6 +36,17 @@ class BaseDepthwiseConv : public Layer {
     const Tensor bias = s_.use_bias ? bias_->value() : Tensor();
     return {s_.activation(s_.depthwise(in[0], kernel_->value(), bias, &plans_, weights_version(kernel_, bias_)))};
   }
+  // As ConvSettings::depthwise calls ops::conv: groups = channels, the kernel (*k, 1, c * multiplier).
+  bool parts(const Shape& x, ConvParts* p) const {
+    if (!kernel_ || static_cast<int>(x.size()) != s_.rank + 2) return false;
+    const int64_t c = s_.options.channels_first ? x[1] : x.back();
+    Shape grouped(s_.kernel_size.begin(), s_.kernel_size.end());
+    grouped.push_back(1);
+    grouped.push_back(kernel_->shape().back() * c);
+    *p = {kernel_, bias_, grouped, s_.options, &s_.activation};
+    p->options.groups = c;
+    return true;
+  }
 
  protected:
   void do_build(const std::vector<Shape>& in) override {
@@ -59,6 +71,15 @@ class BaseDepthwiseConv : public Layer {
 
 LayerPtr make_base_depthwise_conv(const Json& config, const char* cls, int rank) {
   return std::make_shared<BaseDepthwiseConv>(config, cls, rank);
+}
+
+bool base_depthwise_conv_parts(const Layer& layer, const Shape& x, ConvParts* parts) {
+  const auto* conv = dynamic_cast<const BaseDepthwiseConv*>(&layer);
+  return conv && conv->parts(x, parts);
+}
+
+bool conv_parts(const Layer& layer, const Shape& x, ConvParts* parts) {
+  return base_conv_parts(layer, parts) || base_depthwise_conv_parts(layer, x, parts);
 }
 
 }  // namespace kerascpp::layers

@@ -1,6 +1,7 @@
 #include "layers/pooling/base_global_pooling.h"
 
 #include "layers/config_utils.h"
+#include "layers/plan_parts.h"
 #include "layers/spatial_config.h"
 #include "ops/ops.h"
 
@@ -48,6 +49,12 @@ std::vector<Tensor> BaseGlobalPooling::call(const std::vector<Tensor>& in, const
   }
   return {max_ ? ops::reduce_max(in[0], spatial_axes(), keepdims_)
                : ops::reduce_mean(in[0], spatial_axes(), keepdims_)};
+}
+
+bool global_pool_parts(const Layer& layer, GlobalPoolParts* parts) {
+  const auto* pool = dynamic_cast<const BaseGlobalPooling*>(&layer);
+  if (pool) *parts = {pool->max(), pool->channels_first()};
+  return pool != nullptr;
 }
 
 }  // namespace kerascpp::layers

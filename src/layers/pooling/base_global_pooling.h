@@ -19,6 +19,9 @@ class BaseGlobalPooling : public Layer {
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override;
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext& ctx) const override;
   bool supports_masking() const override { return cls_ == "GlobalAveragePooling1D"; }
+  // What the inference plan reads (layers/plan_parts.h); the plan never gives it a mask.
+  bool max() const { return max_; }
+  bool channels_first() const { return channels_first_; }
   std::vector<Tensor> compute_mask(const std::vector<Tensor>&, const std::vector<Tensor>&) const override { return {}; }
 
  private:

@@ -4,6 +4,7 @@
 #include "layers/pooling/base_pooling.h"
 
 #include "layers/config_utils.h"
+#include "layers/plan_parts.h"
 #include "layers/spatial_config.h"
 #include "ops/plan_cache.h"
 
@@ -42,6 +43,7 @@ class BasePooling : public Layer {
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override {
     return {ops::pool(in[0], mode_, pool_size_, strides_, padding_, channels_first_, &plans_)};
   }
+  PoolParts parts() const { return {mode_, pool_size_, strides_, padding_, channels_first_}; }
 
  private:
   std::string cls_, who_;
@@ -57,6 +59,12 @@ class BasePooling : public Layer {
 
 LayerPtr make_base_pooling(const Json& config, const char* cls, int rank, ops::PoolMode mode) {
   return std::make_shared<BasePooling>(config, cls, rank, mode);
+}
+
+bool pool_parts(const Layer& layer, PoolParts* parts) {
+  const auto* pool = dynamic_cast<const BasePooling*>(&layer);
+  if (pool) *parts = pool->parts();
+  return pool != nullptr;
 }
 
 }  // namespace kerascpp::layers

@@ -1,5 +1,6 @@
 #include "layers/reshaping/spatial_reshaping.h"
 
+#include "layers/plan_parts.h"
 #include "layers/spatial_config.h"
 
 namespace kerascpp::layers {
@@ -42,11 +43,22 @@ std::vector<Shape> ZeroPaddingBase::compute_output_shape(const std::vector<Shape
   return {out};
 }
 
+Pads ZeroPaddingBase::pads(int rank) const {
+  Pads all(rank, {0, 0});
+  for (int i = 0; i < dims_; ++i) all[spatial_axis(i)] = padding_[i];
+  return all;
+}
+
 std::vector<Tensor> ZeroPaddingBase::call(const std::vector<Tensor>& in, const CallContext&) const {
   expect_rank({in[0].shape()});
-  Pads all(in[0].rank(), {0, 0});
-  for (int i = 0; i < dims_; ++i) all[spatial_axis(i)] = padding_[i];
-  return {ops::pad(in[0], all)};
+  return {ops::pad(in[0], pads(in[0].rank()))};
+}
+
+bool zero_padding_parts(const Layer& layer, int rank, Pads* pads) {
+  const auto* zp = dynamic_cast<const ZeroPaddingBase*>(&layer);
+  if (!zp || rank != zp->dims() + 2) return false;
+  *pads = zp->pads(rank);
+  return true;
 }
 
 CroppingBase::CroppingBase(const Json& config, std::string cls, int dims, Pads fallback)

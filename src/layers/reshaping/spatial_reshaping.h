@@ -41,6 +41,9 @@ class ZeroPaddingBase : public SpatialLayer {
   ZeroPaddingBase(const Json& config, std::string cls, int dims, Pads fallback);
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override;
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override;
+  // Per axis of an input of rank dims() + 2, as call() pads it.
+  Pads pads(int rank) const;
+  int dims() const { return dims_; }
 
  private:
   Pads padding_;

@@ -1,0 +1,313 @@
+// Convolution, pooling and zero-padding steps of inference plans (models/plan_conv_steps.h).
+//
+// oneDNN's primitives are made for one batch size, so each step keeps the ones it made, per number
+// of rows (and weights version), as the layers' PlanCache does for the interpreter. A convolution
+// step can take in the layers that follow it while the plan is made (absorb): a BatchNormalization is
+// folded into its kernel and bias, an Add of an earlier value runs as oneDNN's sum post-op, a relu
+// (ReLU, Activation("relu"), relu6) as a clip post-op; results then move by round-off (exact() false).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <mutex>
+#include <optional>
+
+#include "kernels/conv.h"
+#include "kernels/dispatch_log.h"
+#include "kernels/normalization.h"
+#include "kernels/pad_slice.h"
+#include "kernels/reduce_axes.h"
+#include "kernels/ref/ref.h"
+#include "layers/activations/activation_fn.h"
+#include "layers/plan_parts.h"
+#include "ops/conv_geometry.h"
+#include "models/plan_conv_steps.h"
+
+namespace kerascpp::models {
+namespace {
+
+int64_t width_of(const Shape& s) { return shape_size(Shape(s.begin() + 1, s.end())); }
+
+// What a step made for one number of rows, kept for the next calls of that size (at most kKeep,
+// the latest). Safe to use from concurrent calls: two racing to make one both keep theirs.
+template <typename Entry>
+class PerRows {
+ public:
+  static constexpr size_t kKeep = 8;
+  template <typename Make>
+  std::shared_ptr<const Entry> get(int64_t rows, uint64_t version, Make make) const {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const Kept& k : kept_)
+        if (k.rows == rows && k.version == version) return k.entry;
+    }
+    std::shared_ptr<const Entry> made = make();
+    std::lock_guard<std::mutex> lock(mu_);
+    kept_.push_back({rows, version, made});
+    if (kept_.size() > kKeep) kept_.pop_front();
+    return made;
+  }
+
+ private:
+  struct Kept {
+    int64_t rows;
+    uint64_t version;
+    std::shared_ptr<const Entry> entry;
+  };
+  mutable std::mutex mu_;
+  mutable std::deque<Kept> kept_;
+};
+
+std::string geometry_str(const Shape& x, int64_t rows) {
+  Shape s = x;
+  s[0] = rows;
+  return "x=" + shape_str(s);
+}
+
+// A convolution (Conv1D-3D, DepthwiseConv1D/2D) with its bias, then what it absorbed, in order.
+class ConvStep : public PlanStep {
+ public:
+  ConvStep(const layers::ConvParts& p, const Shape& x, const Shape& y)
+      : parts_(p), x_(x), out_width_(width_of(y)), channels_(p.options.channels_first ? y[1] : y.back()), last_(y.back()),
+        channel_axis_(p.options.channels_first ? 1 : static_cast<int>(y.size()) - 1) {
+    if (p.activation->is_relu())
+      post_.push_back({false, 0.f, std::numeric_limits<float>::infinity()});
+    else if (!p.activation->is_linear())
+      after_ = p.activation;
+  }
+
+  void run(const float* const* in, float* out, int64_t rows, float* scratch) const override {
+    const float* x = in[sum_ ? 1 : 0];
+    const size_t n = static_cast<size_t>(rows * out_width_);
+    if (sum_ && out != in[0]) std::memcpy(out, in[0], n * sizeof(float));
+    const std::shared_ptr<const Prepared> p = prepared(rows);
+    if (p->dnnl) {
+      kernels::dnnl_conv_run(*p->dnnl, x, out, scratch);
+    } else {  // the reference kernel, then the post-ops over its result
+      kernels::ref::conv(p->g, x, p->kernel_data(parts_), p->bias_data(parts_), scratch);
+      for (const PostOp& op : post_) {
+        if (op.sum)
+          for (size_t i = 0; i < n; ++i) scratch[i] += out[i];
+        else
+          for (size_t i = 0; i < n; ++i) scratch[i] = std::min(std::max(scratch[i], op.lo), op.hi);
+      }
+      std::memcpy(out, scratch, n * sizeof(float));
+    }
+    if (after_) after_->apply(out, out, static_cast<int64_t>(n), last_);
+  }
+  int64_t scratch_floats(int64_t rows) const override {
+    const std::shared_ptr<const Prepared> p = prepared(rows);
+    return p->dnnl ? static_cast<int64_t>((kernels::dnnl_scratch_bytes(*p->dnnl) + 3) / 4) : rows * out_width_;
+  }
+  bool in_place() const override { return sum_; }
+  bool exact() const override { return !bn_ && post_.empty(); }
+
+  bool absorb(const Layer& next) override {
+    if (after_) return false;
+    layers::BatchNormParts bn;
+    if (layers::batch_norm_parts(next, &bn)) {
+      if (bn_ || !post_.empty() || bn.axis != channel_axis_ || bn.mean->shape().size() != 1 ||
+          bn.mean->shape()[0] != channels_)
+        return false;
+      bn_ = bn;
+      return true;
+    }
+    layers::ReluParts relu;
+    if (layers::relu_parts(next, &relu)) {
+      if (relu.negative_slope != 0.f || relu.threshold != 0.f || !(relu.max_value >= 0.f)) return false;
+      post_.push_back({false, 0.f, relu.max_value});
+      return true;
+    }
+    const layers::ActivationFn* fn = layers::activation_layer_fn(next);
+    if (fn && fn->is_relu()) {
+      post_.push_back({false, 0.f, std::numeric_limits<float>::infinity()});
+      return true;
+    }
+    return false;
+  }
+  bool absorb_add() override {
+    if (after_ || sum_ || !post_.empty()) return false;
+    sum_ = true;
+    post_.push_back({true, 0.f, 0.f});
+    return true;
+  }
+
+ private:
+  struct PostOp {
+    bool sum;  // else clip to [lo, hi]
+    float lo, hi;
+  };
+  // The weights (folded with the BatchNormalization, when one was absorbed) and oneDNN's primitive
+  // for one number of rows.
+  struct Prepared {
+    kernels::ConvGeometry g;
+    std::shared_ptr<const kernels::DnnlConvPlan> dnnl;  // null: the reference kernel
+    std::vector<float> kernel, bias;                   // folded; empty: the variables'
+    const float* kernel_data(const layers::ConvParts& p) const {
+      return kernel.empty() ? p.kernel->value().data<float>() : kernel.data();
+    }
+    const float* bias_data(const layers::ConvParts& p) const {
+      if (!bias.empty()) return bias.data();
+      return p.bias ? p.bias->value().data<float>() : nullptr;
+    }
+  };
+
+  // Variable versions only grow, so their sum changes whenever one of them is assigned.
+  uint64_t version() const {
+    uint64_t v = parts_.kernel->version() + (parts_.bias ? parts_.bias->version() : 0);
+    if (bn_)
+      for (const VariablePtr& w : {bn_->gamma, bn_->beta, bn_->mean, bn_->variance})
+        if (w) v += w->version();
+    return v;
+  }
+
+  std::shared_ptr<const Prepared> prepared(int64_t rows) const {
+    return made_.get(rows, version(), [&] {
+      auto p = std::make_shared<Prepared>();
+      p->g = ops::conv_geometry(x_, parts_.kernel_shape, parts_.options, rows);
+      if (bn_) fold(p.get());
+      std::vector<kernels::ConvPostOp> ops;
+      for (const PostOp& op : post_) ops.push_back({op.sum, op.lo, op.hi});
+      std::string why_not;
+      p->dnnl = kernels::dnnl_conv_plan(p->g, p->kernel_data(parts_), p->bias_data(parts_), &why_not, ops);
+      if (kernels::dispatch_verbose())
+        kernels::log_dispatch("plan_conv", geometry_str(x_, rows), p->dnnl ? "onednn" : "ref", why_not);
+      return std::shared_ptr<const Prepared>(std::move(p));
+    });
+  }
+
+  // kernel' = kernel * scale and bias' = bias * scale + shift per output channel (the last axis of
+  // Keras's kernel), with the interpreter's fold of the moving statistics into scale and shift.
+  void fold(Prepared* p) const {
+    std::vector<float> scale(channels_), shift(channels_);
+    auto data = [](const VariablePtr& v) { return v ? v->value().data<float>() : nullptr; };
+    kernels::batch_normalization_fold(data(bn_->mean), data(bn_->variance), data(bn_->gamma), data(bn_->beta),
+                                      bn_->epsilon, channels_, scale.data(), shift.data());
+    const float* k = parts_.kernel->value().data<float>();
+    p->kernel.resize(parts_.kernel->value().size());
+    for (size_t i = 0; i < p->kernel.size(); ++i) p->kernel[i] = k[i] * scale[i % channels_];
+    p->bias.resize(channels_);
+    const float* b = data(parts_.bias);
+    for (int64_t c = 0; c < channels_; ++c) p->bias[c] = (b ? b[c] : 0.f) * scale[c] + shift[c];
+  }
+
+  layers::ConvParts parts_;
+  Shape x_;
+  int64_t out_width_, channels_, last_;
+  int channel_axis_;
+  std::optional<layers::BatchNormParts> bn_;
+  std::vector<PostOp> post_;
+  bool sum_ = false;
+  const layers::ActivationFn* after_ = nullptr;  // an activation oneDNN does not run, over the output
+  PerRows<Prepared> made_;
+};
+
+// Max- and AveragePooling (ops::pool's kernels).
+class PoolStep : public PlanStep {
+ public:
+  PoolStep(const layers::PoolParts& p, const Shape& x) : p_(p), x_(x) {}
+  void run(const float* const* in, float* out, int64_t rows, float* scratch) const override {
+    const std::shared_ptr<const Prepared> p = prepared(rows);
+    if (p->dnnl)
+      kernels::dnnl_pool_run(*p->dnnl, in[0], out, scratch);
+    else
+      kernels::ref::pool(p->g, in[0], out);
+  }
+  int64_t scratch_floats(int64_t rows) const override {
+    const std::shared_ptr<const Prepared> p = prepared(rows);
+    return p->dnnl ? static_cast<int64_t>((kernels::dnnl_scratch_bytes(*p->dnnl) + 3) / 4) : 0;
+  }
+
+ private:
+  struct Prepared {
+    kernels::PoolGeometry g;
+    std::shared_ptr<const kernels::DnnlPoolPlan> dnnl;
+  };
+  std::shared_ptr<const Prepared> prepared(int64_t rows) const {
+    return made_.get(rows, 0, [&] {
+      auto p = std::make_shared<Prepared>();
+      p->g = ops::pool_geometry(x_, p_.mode, p_.pool_size, p_.strides, p_.padding, p_.channels_first, rows);
+      std::string why_not;
+      p->dnnl = kernels::dnnl_pool_plan(p->g, &why_not);
+      if (kernels::dispatch_verbose())
+        kernels::log_dispatch("plan_pool", geometry_str(x_, rows), p->dnnl ? "onednn" : "ref", why_not);
+      return std::shared_ptr<const Prepared>(std::move(p));
+    });
+  }
+  layers::PoolParts p_;
+  Shape x_;
+  PerRows<Prepared> made_;
+};
+
+// GlobalMax- / GlobalAveragePooling: the max or mean over the spatial dims (ops::reduce_max /
+// reduce_mean merge them into one axis, as here).
+class GlobalPoolStep : public PlanStep {
+ public:
+  GlobalPoolStep(bool max, int64_t outer_per_row, int64_t axis, int64_t inner)
+      : max_(max), outer_per_row_(outer_per_row), axis_(axis), inner_(inner) {}
+  void run(const float* const* in, float* out, int64_t rows, float*) const override {
+    (max_ ? kernels::reduce_max : kernels::reduce_mean)(in[0], out, rows * outer_per_row_, axis_, inner_);
+  }
+
+ private:
+  bool max_;
+  int64_t outer_per_row_, axis_, inner_;
+};
+
+// ZeroPadding (ops::pad's kernel).
+class PadStep : public PlanStep {
+ public:
+  static constexpr size_t kMaxRank = 5;  // ZeroPadding3D's input
+  PadStep(const Shape& x, const std::vector<std::pair<int64_t, int64_t>>& pads) : shape_(x) {
+    for (const auto& [b, a] : pads) before_.push_back(b), after_.push_back(a);
+  }
+  void run(const float* const* in, float* out, int64_t rows, float*) const override {
+    int64_t shape[kMaxRank];
+    std::copy(shape_.begin(), shape_.end(), shape);
+    shape[0] = rows;
+    const float zero = 0.f;
+    kernels::pad(in[0], out, sizeof(float), shape, before_.data(), after_.data(), static_cast<int>(shape_.size()), &zero);
+  }
+
+ private:
+  Shape shape_;
+  std::vector<int64_t> before_, after_;
+};
+
+}  // namespace
+
+std::unique_ptr<PlanStep> make_spatial_plan_step(const Layer& layer, const Shape& x, const Shape& output,
+                                                 std::string* why) {
+  auto refuse = [&](const std::string& reason) -> std::unique_ptr<PlanStep> {
+    *why = "layer '" + layer.name() + "' (" + layer.class_name() + ") " + reason;
+    return nullptr;
+  };
+  const int rank = static_cast<int>(x.size());
+  layers::ConvParts conv;
+  if (layers::conv_parts(layer, x, &conv)) {
+    if (rank != static_cast<int>(conv.kernel_shape.size())) return refuse("does not fit its input " + shape_str(x));
+    return std::make_unique<ConvStep>(conv, x, output);
+  }
+  layers::PoolParts pool;
+  if (layers::pool_parts(layer, &pool)) {
+    if (rank != static_cast<int>(pool.pool_size.size()) + 2) return refuse("does not fit its input " + shape_str(x));
+    return std::make_unique<PoolStep>(pool, x);
+  }
+  layers::GlobalPoolParts global;
+  if (layers::global_pool_parts(layer, &global)) {
+    if (rank < 3) return refuse("has no spatial axes in its input " + shape_str(x));
+    const int64_t c = global.channels_first ? x[1] : x.back();
+    const int64_t spatial = width_of(x) / std::max<int64_t>(c, 1);
+    return std::make_unique<GlobalPoolStep>(global.max, global.channels_first ? c : 1, spatial,
+                                            global.channels_first ? 1 : c);
+  }
+  std::vector<std::pair<int64_t, int64_t>> pads;
+  if (layers::zero_padding_parts(layer, rank, &pads)) {
+    if (x.size() > PadStep::kMaxRank) return refuse("has an input of rank above 5");
+    return std::make_unique<PadStep>(x, pads);
+  }
+  return nullptr;
+}
+
+}  // namespace kerascpp::models

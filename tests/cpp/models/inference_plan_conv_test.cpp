@@ -1,0 +1,233 @@
+// Inference plans of convolutional graphs (src/models/plan_conv_steps.cpp): convolution, pooling,
+// global pooling and zero-padding steps, and the layers a convolution takes into its kernel
+// (BatchNormalization folded into its weights, a residual Add and relu as oneDNN post-ops).
+// Steps that fuse nothing give the interpreter's result bit for bit; fused ones move by round-off
+// only (folding rounds kernel * scale once per weight, and the post-ops add in the kernel's order),
+// checked here at 1e-5 of each output's scale. Parity with Keras on ResNet50 and MobileNetV2 is
+// `make parity`'s; the small keras.applications models of `make test` run on these plans too.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+#include "../test_errors.h"
+#include "kerascpp/kerascpp.h"
+#include "models/functional.h"
+
+namespace kerascpp {
+namespace {
+
+using layers::Input;
+
+const models::Functional& graph_of(const Model& m) { return dynamic_cast<const models::Functional&>(m.graph()); }
+
+Tensor ramp(Shape shape, int seed = 0) {
+  Tensor t = Tensor::empty(shape);
+  for (int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = static_cast<float>((i * 37 + seed) % 101 - 50) / 25.f;
+  return t;
+}
+
+std::vector<Tensor> inputs_for(const Model& m, int64_t batch) {
+  Shape s = m.input_shapes()[0];
+  s[0] = batch;
+  return {ramp(s)};
+}
+
+// Weights away from their initial values, BatchNormalization's statistics included (variances kept
+// positive), so that folding them matters.
+void perturb_weights(Model& m, float by) {
+  std::vector<Tensor> w = m.get_weights();
+  for (size_t i = 0; i < w.size(); ++i)
+    for (int64_t j = 0; j < w[i].size(); ++j) {
+      float& v = w[i].data<float>()[j];
+      v = std::fabs(v + by * static_cast<float>((i * 7 + j * 3) % 17 - 8) / 8.f) + 0.05f;
+      if ((i + j) % 3 == 0 && i % 4 != 3) v = -v;  // mixed signs, except every fourth weight (a variance in BN's order)
+    }
+  m.set_weights(w);
+}
+
+float max_abs(const Tensor& t) {
+  float m = 0;
+  for (int64_t i = 0; i < t.size(); ++i) m = std::max(m, std::fabs(t.data<float>()[i]));
+  return m;
+}
+
+bool identical(const Tensor& a, const Tensor& b) {
+  return a.shape() == b.shape() && std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
+}
+
+// got against want: bit for bit when the plan is exact, else within 1e-5 of want's scale.
+void expect_close(const Tensor& got, const Tensor& want, bool exact) {
+  ASSERT_EQ(got.shape(), want.shape());
+  if (exact) {
+    EXPECT_TRUE(identical(got, want));
+    return;
+  }
+  const float tol = 1e-5f * std::max(max_abs(want), 1e-3f);
+  float worst = 0;
+  for (int64_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::fabs(got.data<float>()[i] - want.data<float>()[i]));
+  EXPECT_LE(worst, tol) << "scale " << max_abs(want);
+}
+
+void expect_plan_matches_graph(const Model& m) {
+  const models::Functional& g = graph_of(m);
+  const models::InferencePlan* plan = g.inference_plan();
+  ASSERT_NE(plan, nullptr) << g.why_not_planned();
+  for (int64_t batch : {1, 7, 40}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    const std::vector<Tensor> in = inputs_for(m, batch);
+    ASSERT_TRUE(plan->takes(in, CallContext{}));
+    const std::vector<Tensor> planned = m.predict(in, batch), interpreted = g.call_graph(in, CallContext{});
+    ASSERT_EQ(planned.size(), interpreted.size());
+    for (size_t j = 0; j < planned.size(); ++j) expect_close(planned[j], interpreted[j], plan->exact());
+    const std::vector<Tensor> batched = m.predict(in, 16);  // 16, then the rest: a second primitive per step
+    for (size_t j = 0; j < planned.size(); ++j) EXPECT_TRUE(identical(batched[j].slice(0, std::min<int64_t>(batch, 16)),
+                                                                      planned[j].slice(0, std::min<int64_t>(batch, 16))));
+  }
+}
+
+// ResNet's blocks: ZeroPadding, a strided convolution, BatchNormalization and relu, max pooling, a
+// projection block (a 1x1 convolution on the shortcut) and an identity block (the block's input as the
+// shortcut), global average pooling and a classifier.
+Model resnet_like() {
+  auto x = Input({12, 12, 3}, {{"name", "x"}});
+  auto bn = [](const std::string& name) { return layers::BatchNormalization({{"epsilon", 1.001e-5}, {"name", name}}); };
+  auto relu = [](const std::string& name) { return layers::Activation({{"activation", "relu"}, {"name", name}}); };
+  auto h = layers::ZeroPadding2D({{"padding", 3}, {"name", "pad"}})(x);
+  h = layers::Conv2D({{"filters", 8}, {"kernel_size", 7}, {"strides", 2}, {"name", "conv1"}})(h);
+  h = relu("relu1")(bn("bn1")(h));
+  h = layers::ZeroPadding2D({{"padding", 1}, {"name", "pool_pad"}})(h);
+  h = layers::MaxPooling2D({{"pool_size", 3}, {"strides", 2}, {"name", "pool"}})(h);
+  auto shortcut = bn("bn_0")(layers::Conv2D({{"filters", 16}, {"kernel_size", 1}, {"name", "conv_0"}})(h));
+  auto m = relu("relu_1")(bn("bn_1")(layers::Conv2D({{"filters", 8}, {"kernel_size", 1}, {"name", "conv_1"}})(h)));
+  m = relu("relu_2")(bn("bn_2")(layers::Conv2D({{"filters", 8}, {"kernel_size", 3}, {"padding", "same"}, {"name", "conv_2"}})(m)));
+  m = bn("bn_3")(layers::Conv2D({{"filters", 16}, {"kernel_size", 1}, {"name", "conv_3"}})(m));
+  auto out1 = relu("out1")(layers::Add({{"name", "add1"}})({shortcut, m}));
+  auto n = relu("relu_4")(bn("bn_4")(layers::Conv2D({{"filters", 16}, {"kernel_size", 3}, {"padding", "same"}, {"name", "conv_4"}})(out1)));
+  n = bn("bn_5")(layers::Conv2D({{"filters", 16}, {"kernel_size", 1}, {"name", "conv_5"}})(n));
+  auto out2 = relu("out2")(layers::Add({{"name", "add2"}})({out1, n}));
+  auto y = layers::Dense({{"units", 5}, {"name", "logits"}})(layers::GlobalAveragePooling2D({{"name", "gap"}})(out2));
+  Model model({x}, {y}, "resnet_like");
+  perturb_weights(model, 0.3f);
+  return model;
+}
+
+TEST(InferencePlanConv, AResNetBlockRunsAsOneKernelPerConvolution) {
+  Model m = resnet_like();
+  const models::InferencePlan* plan = graph_of(m).inference_plan();
+  ASSERT_NE(plan, nullptr) << graph_of(m).why_not_planned();
+  // 7 convolutions take in 7 BatchNormalizations, the 4 relus after them and 2 Adds with their relus.
+  EXPECT_EQ(plan->fused(), 7u + 4u + 2u + 2u);
+  EXPECT_EQ(plan->steps(), 2u + 7u + 1u + 1u + 1u);  // 2 paddings, 7 convolutions, pooling, GAP, Dense
+  EXPECT_FALSE(plan->exact());
+  expect_plan_matches_graph(m);
+  // New weights and statistics (assign() bumps their versions) are folded again at the next call.
+  perturb_weights(m, 0.7f);
+  expect_plan_matches_graph(m);
+}
+
+// MobileNetV2's pieces: relu6 as ReLU(6), a depthwise convolution, a linear bottleneck, average
+// pooling and global max pooling with keepdims.
+TEST(InferencePlanConv, DepthwiseConvolutionsAndRelu6) {
+  auto x = Input({10, 10, 4}, {{"name", "x"}});
+  auto h = layers::Conv2D({{"filters", 8}, {"kernel_size", 3}, {"strides", 2}, {"padding", "same"}, {"use_bias", false}, {"name", "c"}})(x);
+  h = layers::ReLU({{"max_value", 6.0}, {"name", "r6"}})(layers::BatchNormalization({{"name", "bn"}})(h));
+  h = layers::DepthwiseConv2D({{"kernel_size", 3}, {"padding", "same"}, {"depth_multiplier", 2}, {"name", "dw"}})(h);
+  h = layers::ReLU({{"max_value", 6.0}, {"name", "dw_r6"}})(layers::BatchNormalization({{"name", "dw_bn"}})(h));
+  h = layers::BatchNormalization({{"name", "p_bn"}})(layers::Conv2D({{"filters", 6}, {"kernel_size", 1}, {"name", "p"}})(h));
+  h = layers::AveragePooling2D({{"pool_size", 2}, {"padding", "same"}, {"name", "avg"}})(h);
+  h = layers::GlobalMaxPooling2D({{"keepdims", true}, {"name", "gmp"}})(h);
+  Model m({x}, {layers::Flatten({{"name", "flat"}})(h)});
+  perturb_weights(m, 0.4f);
+  ASSERT_NE(graph_of(m).inference_plan(), nullptr) << graph_of(m).why_not_planned();
+  EXPECT_EQ(graph_of(m).inference_plan()->fused(), 5u);
+  expect_plan_matches_graph(m);
+}
+
+// Steps that fuse nothing call the interpreter's kernels: Conv1D (causal), Conv3D, channels_first,
+// an activation oneDNN does not run (applied after, so no BatchNormalization is folded past it),
+// pooling, padding, global pooling.
+TEST(InferencePlanConv, UnfusedStepsAreBitIdenticalToTheInterpreter) {
+  {
+    auto x = Input({16, 3}, {{"name", "x"}});
+    auto h = layers::Conv1D({{"filters", 4}, {"kernel_size", 3}, {"padding", "causal"}, {"dilation_rate", 2},
+                             {"activation", "sigmoid"}, {"name", "c1"}})(x);
+    h = layers::BatchNormalization({{"name", "bn"}})(h);
+    h = layers::MaxPooling1D({{"pool_size", 2}, {"name", "mp"}})(layers::ZeroPadding1D({{"padding", 1}, {"name", "zp"}})(h));
+    Model m({x}, {layers::GlobalAveragePooling1D({{"name", "gap"}})(h), h});
+    perturb_weights(m, 0.2f);
+    ASSERT_NE(graph_of(m).inference_plan(), nullptr) << graph_of(m).why_not_planned();
+    EXPECT_EQ(graph_of(m).inference_plan()->fused(), 0u);
+    EXPECT_TRUE(graph_of(m).inference_plan()->exact());
+    expect_plan_matches_graph(m);
+  }
+  {
+    auto x = Input({3, 6, 6}, {{"name", "x"}});
+    auto h = layers::Conv2D({{"filters", 5}, {"kernel_size", 3}, {"data_format", "channels_first"}, {"activation", "tanh"},
+                             {"name", "cf"}})(x);
+    h = layers::AveragePooling2D({{"pool_size", 2}, {"data_format", "channels_first"}, {"name", "ap"}})(h);
+    h = layers::GlobalAveragePooling2D({{"data_format", "channels_first"}, {"name", "gap"}})(h);
+    Model m({x}, {h});
+    perturb_weights(m, 0.2f);
+    EXPECT_TRUE(graph_of(m).inference_plan()->exact());
+    expect_plan_matches_graph(m);
+  }
+  {
+    auto x = Input({4, 5, 6, 2}, {{"name", "x"}});
+    auto h = layers::Conv3D({{"filters", 3}, {"kernel_size", 2}, {"padding", "same"}, {"name", "c3"}})(x);
+    h = layers::ZeroPadding3D({{"padding", 1}, {"name", "zp3"}})(h);
+    Model m({x}, {layers::MaxPooling3D({{"pool_size", 2}, {"name", "mp3"}})(h)});
+    perturb_weights(m, 0.2f);
+    EXPECT_TRUE(graph_of(m).inference_plan()->exact());
+    expect_plan_matches_graph(m);
+  }
+}
+
+// A convolution whose output is read twice (or is a graph output) takes nothing in; an Add takes in
+// the later of two convolutions; an Add of a convolution and its own input reads that input twice
+// (the output cannot go over it).
+TEST(InferencePlanConv, FusionOnlyWhereTheConvolutionIsTheSoleReader) {
+  auto x = Input({6, 6, 4}, {{"name", "x"}});
+  auto a = layers::Conv2D({{"filters", 4}, {"kernel_size", 3}, {"padding", "same"}, {"name", "a"}})(x);
+  auto a_bn = layers::BatchNormalization({{"name", "a_bn"}})(a);  // a is also an output: not folded
+  auto b = layers::Conv2D({{"filters", 4}, {"kernel_size", 1}, {"name", "b"}})(x);
+  auto c = layers::Conv2D({{"filters", 4}, {"kernel_size", 1}, {"name", "c"}})(x);
+  auto bc = layers::Add({{"name", "bc"}})({b, c});  // into c, which runs after b
+  auto xc = layers::Add({{"name", "xc"}})({x, layers::Conv2D({{"filters", 4}, {"kernel_size", 3}, {"padding", "same"}, {"name", "d"}})(x)});
+  auto sum = layers::Add({{"name", "all"}})({a_bn, bc, xc});  // three inputs: a step of its own
+  Model m({x}, {sum, a});
+  perturb_weights(m, 0.3f);
+  const models::InferencePlan* plan = graph_of(m).inference_plan();
+  ASSERT_NE(plan, nullptr) << graph_of(m).why_not_planned();
+  EXPECT_EQ(plan->fused(), 2u);  // bc into c, xc into d
+  expect_plan_matches_graph(m);
+}
+
+TEST(InferencePlanConv, ConcurrentCallsOfSeveralBatchSizesAgree) {
+  Model m = resnet_like();
+  std::vector<std::vector<Tensor>> want;
+  for (int64_t batch : {1, 3, 9}) want.push_back(m.predict(inputs_for(m, batch), batch));
+  std::vector<std::thread> threads;
+  std::vector<int> bad(6, 0);
+  for (int t = 0; t < 6; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        const int k = (t + i) % 3;
+        const int64_t batch = k == 0 ? 1 : (k == 1 ? 3 : 9);
+        if (!identical(m.predict(inputs_for(m, batch), batch)[0], want[k][0])) ++bad[t];
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 6; ++t) EXPECT_EQ(bad[t], 0) << "thread " << t;
+}
+
+TEST(InferencePlanConv, AWrongInputShapeGetsTheInterpretersError) {
+  Model m = resnet_like();
+  const std::string e = testing::error_of([&] { m.predict({ramp({2, 12, 11, 3})}); });
+  EXPECT_NE(e.find("expected shape=(None, 12, 12, 3), found shape=(2, 12, 11, 3)"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace kerascpp
