@@ -46,8 +46,9 @@ def onnx_side(folder, repeats, threads):
     if not os.path.exists(path):
         os.environ.setdefault("KERAS_BACKEND", "tensorflow")
         import keras
-        keras.models.load_model(os.path.join(folder, "model.keras"), compile=False).export(path, format="onnx",
-                                                                                           verbose=False)
+        m = keras.models.load_model(os.path.join(folder, "model.keras"), compile=False)
+        m(np.load(os.path.join(folder, "input_0.npy"))[:1])  # Keras exports only a model that has been called
+        m.export(path, format="onnx", verbose=False)
     import onnxruntime as ort
     so = ort.SessionOptions()
     so.intra_op_num_threads, so.inter_op_num_threads = threads, 1

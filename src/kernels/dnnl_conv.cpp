@@ -8,6 +8,9 @@
 // layer that made them and die with it.
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <cstdlib>
+#include <cstring>
+
 #include "kernels/conv.h"
 
 namespace kerascpp::kernels {
@@ -60,6 +63,17 @@ memory::desc keras_weights_desc(const ConvGeometry& g) {
   return memory::desc(dims, memory::data_type::f32, strides);
 }
 
+// KERASCPP_ONEDNN=off (read once): every plan refused, so that convolutions and poolings run on the
+// reference kernels (a debugging aid, and how tests reach the paths taken where oneDNN refuses).
+bool onednn_off(std::string* why_not) {
+  static const bool off = [] {
+    const char* v = std::getenv("KERASCPP_ONEDNN");
+    return v && (std::strcmp(v, "off") == 0 || std::strcmp(v, "0") == 0);
+  }();
+  if (off) *why_not = "KERASCPP_ONEDNN=off";
+  return off;
+}
+
 memory::desc any_like(const memory::desc& d) { return memory::desc(d.dims(), memory::data_type::f32, tag::any); }
 
 dnnl::primitive_attr user_scratchpad() {
@@ -87,6 +101,7 @@ class DnnlPoolPlan {
 std::shared_ptr<const DnnlConvPlan> dnnl_conv_plan(const ConvGeometry& g, const float* kernel,
                                                    const float* bias, std::string* why_not,
                                                    const std::vector<ConvPostOp>& post_ops) {
+  if (onednn_off(why_not)) return nullptr;
   if (g.transpose && g.groups != 1) {
     *why_not = "oneDNN path: grouped transposed convolution not wired";
     return nullptr;
@@ -161,6 +176,7 @@ void dnnl_conv_run(const DnnlConvPlan& p, const float* x, float* y, void* scratc
 }
 
 std::shared_ptr<const DnnlPoolPlan> dnnl_pool_plan(const PoolGeometry& g, std::string* why_not) {
+  if (onednn_off(why_not)) return nullptr;
   try {
     const dnnl::engine& eng = cpu_engine();
     auto plan = std::make_shared<DnnlPoolPlan>();
@@ -196,6 +212,7 @@ void dnnl_pool_run(const DnnlPoolPlan& p, const float* x, float* y, void* scratc
 // layouts. False (and *why_not) when oneDNN refuses; the caller then runs ref::conv_grad.
 bool dnnl_conv_grad(const ConvGeometry& g, const float* x, const float* kernel, const float* dy, float* dx,
                     float* dkernel, float* dbias, std::string* why_not) {
+  if (onednn_off(why_not)) return false;
   if (g.transpose && g.groups != 1) {
     *why_not = "oneDNN path: grouped transposed convolution not wired";
     return false;

@@ -82,6 +82,9 @@ struct GlobalPoolParts {
   bool channels_first = false;
 };
 bool global_pool_parts(const Layer& layer, GlobalPoolParts* parts);
+// keras.applications' CustomScaleLayer: [shortcut, residual] -> shortcut + residual * scale; false for
+// any other layer.
+bool custom_scale_parts(const Layer& layer, float* scale);
 // ZeroPadding1D-3D: the zeros before and after each axis of an input of rank `rank` (the batch and
 // channel axes {0, 0}), as its call() gives them to ops::pad; false for any other layer.
 bool zero_padding_parts(const Layer& layer, int rank, std::vector<std::pair<int64_t, int64_t>>* pads);

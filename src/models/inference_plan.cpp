@@ -124,16 +124,12 @@ std::unique_ptr<InferencePlan> InferencePlan::compile(const Functional& g, std::
     plan->outputs_.push_back(it->second);
   }
   plan->place();
-  size_t weight_bytes = 0;
-  for (const LayerPtr& layer : g.layers_)
-    for (const VariablePtr& w : layer->weights()) weight_bytes += w->value().nbytes();
-  plan->keep_workspace_bytes_ = std::max(kKeepWorkspaceBytes, 4 * weight_bytes);
   return plan;
 }
 
 // Takes the call of `layer` (node id) on `inputs` into the step that writes its input, when that step
-// can run it inside its kernel: a layer after a step that absorbs it, or an Add of a step's output and
-// a value computed before that step. The value the call's output now is, or -1.
+// can run it inside its kernel: a layer after a step that absorbs it, or an Add (or CustomScaleLayer)
+// of a step's output and a value computed before that step. The value the call's output now is, or -1.
 template <typename SoleProducer>
 int InferencePlan::fuse(const Layer& layer, const Shape& output, const std::vector<int>& inputs, int id,
                         const std::vector<int>& step_of, SoleProducer sole_producer) {
@@ -143,15 +139,20 @@ int InferencePlan::fuse(const Layer& layer, const Shape& output, const std::vect
     s->node = id, ++fused_;
     return s->output;
   }
+  if (inputs.size() != 2 || inputs[0] == inputs[1]) return -1;
   layers::MergeParts merge;
-  if (inputs.size() != 2 || inputs[0] == inputs[1] || !layers::merge_parts(layer, &merge) ||
-      merge.op != kernels::Binary::add || merge.average)
+  float scale = 1.f;
+  int later;  // the input whose step takes the sum in
+  if (layers::merge_parts(layer, &merge) && merge.op == kernels::Binary::add && !merge.average)
+    later = step_of[inputs[0]] > step_of[inputs[1]] ? 0 : 1;  // the input written last
+  else if (layers::custom_scale_parts(layer, &scale))
+    later = 1;  // shortcut + residual * scale: the residual's step
+  else
     return -1;
-  const int later = step_of[inputs[0]] > step_of[inputs[1]] ? 0 : 1;  // the input written last
   const int other = inputs[1 - later];
   Step* s = sole_producer(inputs[later]);
   if (!s || values_[s->output].shape != output || values_[other].shape != output ||
-      step_of[other] >= step_of[inputs[later]] || !s->kernel->absorb_add())
+      step_of[other] >= step_of[inputs[later]] || !s->kernel->absorb_add(scale))
     return -1;
   s->inputs.insert(s->inputs.begin(), other);
   s->node = id, ++fused_;
@@ -270,32 +271,48 @@ void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vecto
     const InferencePlan* plan;
     std::unique_ptr<Workspace>& ws;
     ~GiveBack() {
-      if (ws->bytes() > plan->keep_workspace_bytes_) ws->memory.reset();
+      if (ws->bytes() > kKeepWorkspaceBytes) ws->memory.reset();
       std::lock_guard<std::mutex> lock(plan->pool_mutex_);
       plan->idle_.push_back(std::move(ws));
     }
   } give_back{this, ws};
-  ws->reserve(static_cast<size_t>(rows * floats_per_row_ + scratch_floats(rows)));
+  // Rows in chunks whose values fit kChunkBytes (every step computes each row on its own), so that a
+  // large batch of big samples runs in cache and in a small workspace.
+  const int64_t chunk = chunk_rows(rows), rest = rows % chunk;
+  ws->reserve(static_cast<size_t>(chunk * floats_per_row_ +
+                                  std::max(scratch_floats(chunk), rest ? scratch_floats(rest) : 0)));
   float* const data = ws->data();
-  float* scratch = data + rows * floats_per_row_;  // 64-byte aligned: floats_per_row_ is a multiple of 16
+  float* scratch = data + chunk * floats_per_row_;  // 64-byte aligned: floats_per_row_ is a multiple of 16
   ws->at.resize(values_.size());
-  for (size_t v = 0; v < values_.size(); ++v) {
-    const Value& root = values_[values_[v].root];
-    const Value& at = root.where == Where::workspace ? root : values_[v];
-    switch (at.where) {
-      case Where::input: ws->at[v] = inputs[at.index].data<float>(); break;
-      case Where::output: ws->at[v] = outputs[at.index].data<float>(); break;
-      case Where::workspace: ws->at[v] = data + at.index * rows; break;
+  for (int64_t start = 0; start < rows; start += chunk) {
+    const int64_t n = std::min(chunk, rows - start);
+    for (size_t v = 0; v < values_.size(); ++v) {
+      const Value& root = values_[values_[v].root];
+      const Value& at = root.where == Where::workspace ? root : values_[v];
+      const int64_t skip = start * values_[v].width;  // a view has its root's floats per row
+      switch (at.where) {
+        case Where::input: ws->at[v] = inputs[at.index].data<float>() + skip; break;
+        case Where::output: ws->at[v] = outputs[at.index].data<float>() + skip; break;
+        case Where::workspace: ws->at[v] = data + at.index * n; break;
+      }
     }
+    for (const Step& step : steps_) {
+      if (step.kernel->is_view()) continue;
+      ws->args.clear();
+      for (int v : step.inputs) ws->args.push_back(ws->at[v]);
+      step.kernel->run(ws->args.data(), ws->at[step.output], n, scratch);
+    }
+    for (size_t j = 0; j < outputs_.size(); ++j)
+      if (copy_output_[j])
+        std::memcpy(outputs[j].data<float>() + start * values_[outputs_[j]].width, ws->at[outputs_[j]],
+                    static_cast<size_t>(n * values_[outputs_[j]].width) * sizeof(float));
   }
-  for (const Step& step : steps_) {
-    if (step.kernel->is_view()) continue;
-    ws->args.clear();
-    for (int v : step.inputs) ws->args.push_back(ws->at[v]);
-    step.kernel->run(ws->args.data(), ws->at[step.output], rows, scratch);
-  }
-  for (size_t j = 0; j < outputs_.size(); ++j)
-    if (copy_output_[j]) std::memcpy(outputs[j].data<float>(), ws->at[outputs_[j]], outputs[j].nbytes());
+}
+
+int64_t InferencePlan::chunk_rows(int64_t rows) const {
+  const int64_t row_bytes = floats_per_row_ * static_cast<int64_t>(sizeof(float));
+  if (row_bytes == 0 || rows * row_bytes <= static_cast<int64_t>(kChunkBytes)) return std::max<int64_t>(rows, 1);
+  return std::max<int64_t>(static_cast<int64_t>(kChunkBytes) / row_bytes, 1);
 }
 
 // The most scratch any step needs for this many rows, after the rows' values in the workspace.

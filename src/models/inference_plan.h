@@ -10,11 +10,14 @@
 // row, so a workspace of `rows * floats_per_row` floats holds every value of a call (then the scratch
 // a step asks for, such as BatchNormalization's folded statistics).
 //
+// A call on many rows of big samples runs in chunks of rows whose values fit kChunkBytes, so that
+// an image model's activations stay in cache and its workspace stays small.
+//
 // Workspaces belong to callers: a call takes one from the plan's pool (or makes one, the first time
 // per concurrent caller), grows it when a batch is bigger than any before, and gives it back, so that
-// a warm call allocates only its output tensors. A workspace bigger than keep_workspace_bytes() (16 MiB,
-// or 4x the model's weights for a bigger model: a call on an unusually large batch) gives its memory
-// back when the call ends, as the interpreter freed its values. The arithmetic is the interpreter's,
+// a warm call allocates only its output tensors. A workspace bigger than kKeepWorkspaceBytes (a model
+// whose one sample has values that big) gives its memory back when the call ends, as the interpreter
+// freed its values. The arithmetic is the interpreter's,
 // kernel for kernel (Functional::call_graph), so results are bit-identical to it on every thread,
 // except where a step runs the layers after it inside its kernel (a BatchNormalization folded into
 // a convolution's weights, a residual Add and relu as oneDNN post-ops): then exact() is false and
@@ -44,7 +47,7 @@ class PlanStep {
  public:
   virtual ~PlanStep() = default;
   // out: (rows, output width); in: one (rows, width) block per input of the call; scratch:
-  // scratch_floats() floats of the caller's workspace, 64-byte aligned.
+  // scratch_floats(rows) floats of the caller's workspace, 64-byte aligned.
   virtual void run(const float* const* in, float* out, int64_t rows, float* scratch) const = 0;
   // The scratch run() needs for this many rows (the same for every call of that size).
   virtual int64_t scratch_floats(int64_t /*rows*/) const { return 0; }
@@ -57,10 +60,11 @@ class PlanStep {
   virtual bool exact() const { return true; }
 
   // Fusion, while the plan is made. absorb: takes in `next`, the only reader of this step's output,
-  // which keeps its shape; the step's output is then next's. absorb_add: takes in an Add of its
-  // output and a value computed before it; the step's inputs are then that value, then its own.
+  // which keeps its shape; the step's output is then next's. absorb_add: takes in the sum of a value
+  // computed before it and its output times `scale` (an Add, or CustomScaleLayer); the step's inputs
+  // are then that value, then its own.
   virtual bool absorb(const Layer& /*next*/) { return false; }
-  virtual bool absorb_add() { return false; }
+  virtual bool absorb_add(float /*scale*/) { return false; }
 };
 
 // The step for one call of `layer` (plan_steps.cpp): input and output shapes with the batch first
@@ -71,6 +75,8 @@ std::unique_ptr<PlanStep> make_plan_step(const Layer& layer, const std::vector<S
 class InferencePlan {
  public:
   static constexpr size_t kKeepWorkspaceBytes = size_t{16} << 20;
+  // A call whose values pass this many bytes runs in chunks of rows that fit it (at least one row).
+  static constexpr size_t kChunkBytes = size_t{8} << 20;
   // The plan of a graph, or null with the reason in `why` ("layer 'lstm' (LSTM) is not planned").
   static std::unique_ptr<InferencePlan> compile(const Functional& graph, std::string* why);
   ~InferencePlan();
@@ -84,6 +90,10 @@ class InferencePlan {
   // for predict's batches); they must not overlap the inputs.
   void run_into(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) const;
   Shape output_shape(size_t j, int64_t rows) const;
+  // How many rows a call of `rows` runs at a time: all of them, unless their values pass kChunkBytes
+  // (ResNet50's are 7 MB per sample). Each row is computed on its own, so a chunked call gives what
+  // predict with that batch size gives.
+  int64_t chunk_rows(int64_t rows) const;
 
   size_t steps() const { return steps_.size(); }
   // Layers run inside another layer's step (a BatchNormalization folded into a convolution...).
@@ -94,9 +104,6 @@ class InferencePlan {
   int64_t floats_per_row() const { return floats_per_row_; }
   // Workspaces made so far: one per caller that ran at the same time as another.
   size_t workspaces() const;
-  // The most a workspace keeps between calls: kKeepWorkspaceBytes, or 4x the bytes of the graph's
-  // weights when that is more (ResNet50's activations at batch 32 are 229 MB, its weights 100 MB).
-  size_t keep_workspace_bytes() const { return keep_workspace_bytes_; }
   // Bytes the idle workspaces hold.
   size_t idle_workspace_bytes() const;
 
@@ -130,7 +137,6 @@ class InferencePlan {
   std::vector<char> copy_output_;      // per output: copied at the end (a view or a repeated value)
   int64_t floats_per_row_ = 0;
   size_t fused_ = 0;
-  size_t keep_workspace_bytes_ = kKeepWorkspaceBytes;
   mutable std::mutex pool_mutex_;
   mutable std::vector<std::unique_ptr<Workspace>> idle_;
   mutable size_t made_ = 0;

@@ -4,7 +4,8 @@
 // of rows (and weights version), as the layers' PlanCache does for the interpreter. A convolution
 // step can take in the layers that follow it while the plan is made (absorb): a BatchNormalization is
 // folded into its kernel and bias, an Add of an earlier value runs as oneDNN's sum post-op, a relu
-// (ReLU, Activation("relu"), relu6) as a clip post-op; results then move by round-off (exact() false).
+// (ReLU, Activation("relu"), relu6) as a clip post-op, and InceptionResNetV2's CustomScaleLayer as its
+// scale folded into the weights and a sum post-op; results then move by round-off (exact() false).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -84,24 +85,26 @@ class ConvStep : public PlanStep {
     const std::shared_ptr<const Prepared> p = prepared(rows);
     if (p->dnnl) {
       kernels::dnnl_conv_run(*p->dnnl, x, out, scratch);
-    } else {  // the reference kernel, then the post-ops over its result
-      kernels::ref::conv(p->g, x, p->kernel_data(parts_), p->bias_data(parts_), scratch);
+    } else {  // oneDNN refused: the reference kernel into a buffer of its own, then the post-ops
+      std::vector<float> y(n);
+      kernels::ref::conv(p->g, x, p->kernel_data(parts_), p->bias_data(parts_), y.data());
       for (const PostOp& op : post_) {
         if (op.sum)
-          for (size_t i = 0; i < n; ++i) scratch[i] += out[i];
+          for (size_t i = 0; i < n; ++i) y[i] += out[i];
         else
-          for (size_t i = 0; i < n; ++i) scratch[i] = std::min(std::max(scratch[i], op.lo), op.hi);
+          for (size_t i = 0; i < n; ++i) y[i] = std::min(std::max(y[i], op.lo), op.hi);
       }
-      std::memcpy(out, scratch, n * sizeof(float));
+      std::memcpy(out, y.data(), n * sizeof(float));
     }
     if (after_) after_->apply(out, out, static_cast<int64_t>(n), last_);
   }
+  // oneDNN's scratchpad, which depends on the geometry and post-ops only (the same for every version).
   int64_t scratch_floats(int64_t rows) const override {
     const std::shared_ptr<const Prepared> p = prepared(rows);
-    return p->dnnl ? static_cast<int64_t>((kernels::dnnl_scratch_bytes(*p->dnnl) + 3) / 4) : rows * out_width_;
+    return p->dnnl ? static_cast<int64_t>((kernels::dnnl_scratch_bytes(*p->dnnl) + 3) / 4) : 0;
   }
   bool in_place() const override { return sum_; }
-  bool exact() const override { return !bn_ && post_.empty(); }
+  bool exact() const override { return !folds() && post_.empty(); }
 
   bool absorb(const Layer& next) override {
     if (after_) return false;
@@ -126,9 +129,11 @@ class ConvStep : public PlanStep {
     }
     return false;
   }
-  bool absorb_add() override {
-    if (after_ || sum_ || !post_.empty()) return false;
+  // The scale goes into the weights (as a BatchNormalization's does), the sum into a post-op.
+  bool absorb_add(float scale) override {
+    if (after_ || sum_ || !post_.empty() || !std::isfinite(scale)) return false;
     sum_ = true;
+    out_scale_ = scale;
     post_.push_back({true, 0.f, 0.f});
     return true;
   }
@@ -138,20 +143,26 @@ class ConvStep : public PlanStep {
     bool sum;  // else clip to [lo, hi]
     float lo, hi;
   };
-  // The weights (folded with the BatchNormalization, when one was absorbed) and oneDNN's primitive
-  // for one number of rows.
+  // The kernel and bias with the BatchNormalization and output scale folded in.
+  struct Folded {
+    std::vector<float> kernel, bias;
+  };
+  // oneDNN's primitive for one number of rows (it keeps its own copy of the weights), or the geometry
+  // and the weights for the reference kernel where oneDNN refused.
   struct Prepared {
     kernels::ConvGeometry g;
-    std::shared_ptr<const kernels::DnnlConvPlan> dnnl;  // null: the reference kernel
-    std::vector<float> kernel, bias;                   // folded; empty: the variables'
+    std::shared_ptr<const kernels::DnnlConvPlan> dnnl;
+    std::shared_ptr<const Folded> folded;  // kept for the reference kernel only; null: the variables'
     const float* kernel_data(const layers::ConvParts& p) const {
-      return kernel.empty() ? p.kernel->value().data<float>() : kernel.data();
+      return folded ? folded->kernel.data() : p.kernel->value().data<float>();
     }
     const float* bias_data(const layers::ConvParts& p) const {
-      if (!bias.empty()) return bias.data();
+      if (folded) return folded->bias.data();
       return p.bias ? p.bias->value().data<float>() : nullptr;
     }
   };
+
+  bool folds() const { return bn_ || out_scale_ != 1.f; }
 
   // Variable versions only grow, so their sum changes whenever one of them is assigned.
   uint64_t version() const {
@@ -163,33 +174,42 @@ class ConvStep : public PlanStep {
   }
 
   std::shared_ptr<const Prepared> prepared(int64_t rows) const {
-    return made_.get(rows, version(), [&] {
+    const uint64_t v = version();
+    return made_.get(rows, v, [&] {
       auto p = std::make_shared<Prepared>();
       p->g = ops::conv_geometry(x_, parts_.kernel_shape, parts_.options, rows);
-      if (bn_) fold(p.get());
+      if (folds()) p->folded = fold();
       std::vector<kernels::ConvPostOp> ops;
       for (const PostOp& op : post_) ops.push_back({op.sum, op.lo, op.hi});
       std::string why_not;
       p->dnnl = kernels::dnnl_conv_plan(p->g, p->kernel_data(parts_), p->bias_data(parts_), &why_not, ops);
+      if (p->dnnl) p->folded.reset();
       if (kernels::dispatch_verbose())
         kernels::log_dispatch("plan_conv", geometry_str(x_, rows), p->dnnl ? "onednn" : "ref", why_not);
       return std::shared_ptr<const Prepared>(std::move(p));
     });
   }
 
-  // kernel' = kernel * scale and bias' = bias * scale + shift per output channel (the last axis of
-  // Keras's kernel), with the interpreter's fold of the moving statistics into scale and shift.
-  void fold(Prepared* p) const {
-    std::vector<float> scale(channels_), shift(channels_);
+  // kernel' = kernel * m and bias' = bias * m + a per output channel (the last axis of Keras's
+  // kernel): m = scale * out_scale and a = shift * out_scale, with the interpreter's fold of the
+  // BatchNormalization's statistics into scale and shift (1 and 0 without one). Made with each
+  // primitive (a new batch size or version); oneDNN then keeps its own copy, so no folded weights
+  // outlive it unless the reference kernel needs them.
+  std::shared_ptr<const Folded> fold() const {
+    auto f = std::make_shared<Folded>();
+    std::vector<float> scale(channels_, 1.f), shift(channels_, 0.f);
     auto data = [](const VariablePtr& v) { return v ? v->value().data<float>() : nullptr; };
-    kernels::batch_normalization_fold(data(bn_->mean), data(bn_->variance), data(bn_->gamma), data(bn_->beta),
-                                      bn_->epsilon, channels_, scale.data(), shift.data());
+    if (bn_)
+      kernels::batch_normalization_fold(data(bn_->mean), data(bn_->variance), data(bn_->gamma), data(bn_->beta),
+                                        bn_->epsilon, channels_, scale.data(), shift.data());
+    for (int64_t c = 0; c < channels_; ++c) scale[c] *= out_scale_, shift[c] *= out_scale_;
     const float* k = parts_.kernel->value().data<float>();
-    p->kernel.resize(parts_.kernel->value().size());
-    for (size_t i = 0; i < p->kernel.size(); ++i) p->kernel[i] = k[i] * scale[i % channels_];
-    p->bias.resize(channels_);
+    f->kernel.resize(parts_.kernel->value().size());
+    for (size_t i = 0; i < f->kernel.size(); ++i) f->kernel[i] = k[i] * scale[i % channels_];
+    f->bias.resize(channels_);
     const float* b = data(parts_.bias);
-    for (int64_t c = 0; c < channels_; ++c) p->bias[c] = (b ? b[c] : 0.f) * scale[c] + shift[c];
+    for (int64_t c = 0; c < channels_; ++c) f->bias[c] = (b ? b[c] : 0.f) * scale[c] + shift[c];
+    return f;
   }
 
   layers::ConvParts parts_;
@@ -199,6 +219,7 @@ class ConvStep : public PlanStep {
   std::optional<layers::BatchNormParts> bn_;
   std::vector<PostOp> post_;
   bool sum_ = false;
+  float out_scale_ = 1.f;  // a CustomScaleLayer's scale on the output, before the sum
   const layers::ActivationFn* after_ = nullptr;  // an activation oneDNN does not run, over the output
   PerRows<Prepared> made_;
 };

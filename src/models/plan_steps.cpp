@@ -93,6 +93,24 @@ class MergeStep : public PlanStep {
   int64_t width_;
 };
 
+// keras.applications' CustomScaleLayer, shortcut + residual * scale: the residual scaled into the
+// scratch (kernels::scale_shift, as ops::scale_shift), then added (as ops::binary); may run in place.
+class ScaledAddStep : public PlanStep {
+ public:
+  ScaledAddStep(float scale, int64_t width) : scale_(scale), width_(width) {}
+  void run(const float* const* in, float* out, int64_t rows, float* scratch) const override {
+    const int64_t n[] = {rows * width_}, unit[] = {1};
+    kernels::scale_shift(in[1], scratch, n[0], scale_, 0.f);
+    kernels::binary(kernels::Binary::add, in[0], unit, scratch, unit, out, n, 1);
+  }
+  int64_t scratch_floats(int64_t rows) const override { return rows * width_; }
+  bool in_place() const override { return true; }
+
+ private:
+  float scale_;
+  int64_t width_;
+};
+
 // Concatenate on a sample axis: per outer position (the rows and the axes before `axis`), each
 // input's block in turn.
 class ConcatenateStep : public PlanStep {
@@ -201,6 +219,12 @@ std::unique_ptr<PlanStep> make_plan_step(const Layer& layer, const std::vector<S
     std::vector<int64_t> blocks;
     for (const Shape& s : inputs) blocks.push_back(shape_size(Shape(s.begin() + axis, s.end())));
     return std::make_unique<ConcatenateStep>(std::move(blocks), shape_size(Shape(output.begin() + 1, output.begin() + axis)));
+  }
+  float scale = 0.f;
+  if (layers::custom_scale_parts(layer, &scale)) {
+    if (inputs.size() != 2 || inputs[0] != output || inputs[1] != output)
+      return refuse("broadcasts its inputs to " + shape_str(output));
+    return std::make_unique<ScaledAddStep>(scale, width_of(output));
   }
   if (inputs.size() != 1) return refuse("has " + std::to_string(inputs.size()) + " inputs; the plan takes one");
   const Shape& x = inputs[0];

@@ -176,7 +176,12 @@ int64_t conv_transpose_output_length(int64_t in, int64_t kernel, int64_t stride,
   return (in - 1) * stride + dk - 2 * pad + output_padding;
 }
 
-kernels::ConvGeometry conv_geometry(const Shape& x, const Shape& kernel, const ConvOptions& o, int64_t batch) {
+namespace {
+
+// conv_geometry, with ops::conv's check of the bias where ops::conv always made it (after the
+// channels, before the strides), so that a call with several faults names the same one.
+kernels::ConvGeometry geometry(const Shape& x, const Shape& kernel, const ConvOptions& o, int64_t batch,
+                               const Tensor* bias) {
   const size_t spatial = kernel.size() >= 2 ? kernel.size() - 2 : 0;
   Spatial xs = split("conv", x, o.channels_first, spatial);
   xs.n = batch;
@@ -187,6 +192,7 @@ kernels::ConvGeometry conv_geometry(const Shape& x, const Shape& kernel, const C
              ValueError, "conv: The kernel's input channels times groups must equal the input's channels, and groups must "
              "divide both channel counts. Received: x.shape=", shape_str(x), ", kernel.shape=",
              shape_str(kernel), ", groups=", o.groups);
+  if (bias) check_bias("conv", *bias, g.oc);
   fill3("conv", "strides", o.strides, spatial, g.stride);
   fill3("conv", "dilation_rate", o.dilation_rate, spatial, g.dilation);
   for (size_t i = 0; i < spatial; ++i) {
@@ -203,12 +209,17 @@ kernels::ConvGeometry conv_geometry(const Shape& x, const Shape& kernel, const C
   return g;
 }
 
+}  // namespace
+
+kernels::ConvGeometry conv_geometry(const Shape& x, const Shape& kernel, const ConvOptions& o, int64_t batch) {
+  return geometry(x, kernel, o, batch, nullptr);
+}
+
 Tensor conv(const Tensor& x, const Tensor& kernel, const Tensor& bias, const ConvOptions& o, PlanCache* plans,
             uint64_t weights_version) {
   detail::check_float32("conv", kernel, "kernel");
   detail::check_float32("conv", x, "x");
-  const kernels::ConvGeometry g = conv_geometry(x.shape(), kernel.shape(), o, x.rank() > 0 ? x.dim(0) : 0);
-  check_bias("conv", bias, g.oc);
+  const kernels::ConvGeometry g = geometry(x.shape(), kernel.shape(), o, x.rank() > 0 ? x.dim(0) : 0, &bias);
   Tensor y = Tensor::empty(out_shape(split("conv", x, o.channels_first, g.spatial), g.oc, g.out, o.channels_first));
   run_conv(g, x, kernel, bias, y, plans, weights_version);
   record_conv("conv", g, x, kernel, bias, y);

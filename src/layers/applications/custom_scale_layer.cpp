@@ -4,6 +4,7 @@
 // tf_keras's InceptionResNetV2 uses a Lambda layer instead, which stays refused (it is code).
 #include "layers/config_utils.h"
 #include "layers/layer_list.h"
+#include "layers/plan_parts.h"
 #include "ops/ops.h"
 
 namespace kerascpp::layers {
@@ -24,10 +25,18 @@ class CustomScaleLayer : public Layer {
     return {ops::binary(ops::BinaryOp::add, in[0], ops::scale_shift(in[1], scale_, 0.f))};
   }
 
+  float scale() const { return scale_; }
+
  private:
   float scale_;
 };
 
 }  // namespace
 LayerPtr make_custom_scale_layer(const Json& c) { return std::make_shared<CustomScaleLayer>(c); }
+
+bool custom_scale_parts(const Layer& layer, float* scale) {
+  const auto* l = dynamic_cast<const CustomScaleLayer*>(&layer);
+  if (l) *scale = l->scale();
+  return l != nullptr;
+}
 }  // namespace kerascpp::layers

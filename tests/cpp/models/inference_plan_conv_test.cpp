@@ -35,17 +35,21 @@ std::vector<Tensor> inputs_for(const Model& m, int64_t batch) {
   return {ramp(s)};
 }
 
-// Weights away from their initial values, BatchNormalization's statistics included (variances kept
-// positive), so that folding them matters.
+// Weights away from their initial values, BatchNormalization's statistics included (moving variances
+// kept positive), so that folding them matters.
 void perturb_weights(Model& m, float by) {
-  std::vector<Tensor> w = m.get_weights();
-  for (size_t i = 0; i < w.size(); ++i)
-    for (int64_t j = 0; j < w[i].size(); ++j) {
-      float& v = w[i].data<float>()[j];
-      v = std::fabs(v + by * static_cast<float>((i * 7 + j * 3) % 17 - 8) / 8.f) + 0.05f;
-      if ((i + j) % 3 == 0 && i % 4 != 3) v = -v;  // mixed signs, except every fourth weight (a variance in BN's order)
+  size_t i = 0;
+  for (Layer* layer : m.layers())
+    for (const VariablePtr& w : layer->weights()) {
+      Tensor t = w->numpy();
+      for (int64_t j = 0; j < t.size(); ++j) {
+        float& v = t.data<float>()[j];
+        v = std::fabs(v + by * static_cast<float>(static_cast<int64_t>((i * 7 + j * 3) % 17) - 8) / 8.f) + 0.05f;
+        if ((i + j) % 3 == 0 && w->name() != "moving_variance") v = -v;
+      }
+      w->assign(t);
+      ++i;
     }
-  m.set_weights(w);
 }
 
 float max_abs(const Tensor& t) {
@@ -58,7 +62,8 @@ bool identical(const Tensor& a, const Tensor& b) {
   return a.shape() == b.shape() && std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
 }
 
-// got against want: bit for bit when the plan is exact, else within 1e-5 of want's scale.
+// got against want: bit for bit when the plan is exact, else within 1e-5 of want's scale (a NaN on
+// either side fails).
 void expect_close(const Tensor& got, const Tensor& want, bool exact) {
   ASSERT_EQ(got.shape(), want.shape());
   if (exact) {
@@ -66,9 +71,10 @@ void expect_close(const Tensor& got, const Tensor& want, bool exact) {
     return;
   }
   const float tol = 1e-5f * std::max(max_abs(want), 1e-3f);
-  float worst = 0;
-  for (int64_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::fabs(got.data<float>()[i] - want.data<float>()[i]));
-  EXPECT_LE(worst, tol) << "scale " << max_abs(want);
+  int64_t bad = 0;
+  for (int64_t i = 0; i < got.size(); ++i)
+    if (!(std::fabs(got.data<float>()[i] - want.data<float>()[i]) <= tol)) ++bad;
+  EXPECT_EQ(bad, 0) << "values further than " << tol << " from the interpreter's (scale " << max_abs(want) << "), e.g. " << got.data<float>()[0] << " against " << want.data<float>()[0];
 }
 
 void expect_plan_matches_graph(const Model& m) {
@@ -82,9 +88,13 @@ void expect_plan_matches_graph(const Model& m) {
     const std::vector<Tensor> planned = m.predict(in, batch), interpreted = g.call_graph(in, CallContext{});
     ASSERT_EQ(planned.size(), interpreted.size());
     for (size_t j = 0; j < planned.size(); ++j) expect_close(planned[j], interpreted[j], plan->exact());
-    const std::vector<Tensor> batched = m.predict(in, 16);  // 16, then the rest: a second primitive per step
-    for (size_t j = 0; j < planned.size(); ++j) EXPECT_TRUE(identical(batched[j].slice(0, std::min<int64_t>(batch, 16)),
-                                                                      planned[j].slice(0, std::min<int64_t>(batch, 16))));
+    // predict in batches of 16 (then the rest: another primitive per step), each against the
+    // interpreter on its rows.
+    const std::vector<Tensor> batched = m.predict(in, 16);
+    for (int64_t start = 0; start < batch; start += 16) {
+      const std::vector<Tensor> want = g.call_graph({in[0].slice(start, std::min<int64_t>(16, batch - start))}, CallContext{});
+      for (size_t j = 0; j < want.size(); ++j) expect_close(batched[j].slice(start, want[j].dim(0)), want[j], plan->exact());
+    }
   }
 }
 
@@ -171,6 +181,7 @@ TEST(InferencePlanConv, UnfusedStepsAreBitIdenticalToTheInterpreter) {
     h = layers::GlobalAveragePooling2D({{"data_format", "channels_first"}, {"name", "gap"}})(h);
     Model m({x}, {h});
     perturb_weights(m, 0.2f);
+    ASSERT_NE(graph_of(m).inference_plan(), nullptr) << graph_of(m).why_not_planned();
     EXPECT_TRUE(graph_of(m).inference_plan()->exact());
     expect_plan_matches_graph(m);
   }
@@ -180,14 +191,15 @@ TEST(InferencePlanConv, UnfusedStepsAreBitIdenticalToTheInterpreter) {
     h = layers::ZeroPadding3D({{"padding", 1}, {"name", "zp3"}})(h);
     Model m({x}, {layers::MaxPooling3D({{"pool_size", 2}, {"name", "mp3"}})(h)});
     perturb_weights(m, 0.2f);
+    ASSERT_NE(graph_of(m).inference_plan(), nullptr) << graph_of(m).why_not_planned();
     EXPECT_TRUE(graph_of(m).inference_plan()->exact());
     expect_plan_matches_graph(m);
   }
 }
 
 // A convolution whose output is read twice (or is a graph output) takes nothing in; an Add takes in
-// the later of two convolutions; an Add of a convolution and its own input reads that input twice
-// (the output cannot go over it).
+// the later of two convolutions; an Add of a convolution and that convolution's own input (a value in
+// the workspace) reads the input twice, so the output cannot go over it: the step copies it first.
 TEST(InferencePlanConv, FusionOnlyWhereTheConvolutionIsTheSoleReader) {
   auto x = Input({6, 6, 4}, {{"name", "x"}});
   auto a = layers::Conv2D({{"filters", 4}, {"kernel_size", 3}, {"padding", "same"}, {"name", "a"}})(x);
@@ -195,7 +207,8 @@ TEST(InferencePlanConv, FusionOnlyWhereTheConvolutionIsTheSoleReader) {
   auto b = layers::Conv2D({{"filters", 4}, {"kernel_size", 1}, {"name", "b"}})(x);
   auto c = layers::Conv2D({{"filters", 4}, {"kernel_size", 1}, {"name", "c"}})(x);
   auto bc = layers::Add({{"name", "bc"}})({b, c});  // into c, which runs after b
-  auto xc = layers::Add({{"name", "xc"}})({x, layers::Conv2D({{"filters", 4}, {"kernel_size", 3}, {"padding", "same"}, {"name", "d"}})(x)});
+  auto h = layers::Conv2D({{"filters", 4}, {"kernel_size", 1}, {"name", "h"}})(x);
+  auto xc = layers::Add({{"name", "xc"}})({h, layers::Conv2D({{"filters", 4}, {"kernel_size", 3}, {"padding", "same"}, {"name", "d"}})(h)});
   auto sum = layers::Add({{"name", "all"}})({a_bn, bc, xc});  // three inputs: a step of its own
   Model m({x}, {sum, a});
   perturb_weights(m, 0.3f);
@@ -203,6 +216,52 @@ TEST(InferencePlanConv, FusionOnlyWhereTheConvolutionIsTheSoleReader) {
   ASSERT_NE(plan, nullptr) << graph_of(m).why_not_planned();
   EXPECT_EQ(plan->fused(), 2u);  // bc into c, xc into d
   expect_plan_matches_graph(m);
+}
+
+// InceptionResNetV2's residual, CustomScaleLayer(scale)([x, conv(...)]) and relu: the scale folds into
+// the convolution's weights and the sum and relu run as its post-ops. A CustomScaleLayer whose residual
+// no convolution writes is a step of its own, bit for bit the layer's.
+TEST(InferencePlanConv, CustomScaleLayerRunsInsideTheConvolution) {
+  auto x = Input({6, 6, 8}, {{"name", "x"}});
+  auto a = layers::Conv2D({{"filters", 8}, {"kernel_size", 1}, {"activation", "relu"}, {"name", "a"}})(x);
+  auto up = layers::Conv2D({{"filters", 8}, {"kernel_size", 3}, {"padding", "same"}, {"name", "up"}})(a);
+  auto s = layers::layer("CustomScaleLayer", {{"scale", 0.17}, {"name", "scale"}})({a, up});
+  auto r = layers::Activation({{"activation", "relu"}, {"name", "r"}})(s);
+  Model m({x}, {r});
+  perturb_weights(m, 0.3f);
+  ASSERT_NE(graph_of(m).inference_plan(), nullptr) << graph_of(m).why_not_planned();
+  EXPECT_EQ(graph_of(m).inference_plan()->fused(), 2u);
+  expect_plan_matches_graph(m);
+
+  auto y = Input({6, 6, 8}, {{"name", "y"}});
+  auto t = layers::Activation({{"activation", "tanh"}, {"name", "t"}})(y);
+  Model alone({y}, {layers::layer("CustomScaleLayer", {{"scale", 0.5}, {"name", "scale"}})({y, t})});
+  ASSERT_NE(graph_of(alone).inference_plan(), nullptr) << graph_of(alone).why_not_planned();
+  EXPECT_TRUE(graph_of(alone).inference_plan()->exact());
+  expect_plan_matches_graph(alone);
+}
+
+// 40 samples of 64x64x16 floats (and two such values live per sample) pass kChunkBytes: the call
+// runs in chunks, each what predict in batches of that size gives, and all close to the interpreter.
+TEST(InferencePlanConv, ABigBatchOfBigSamplesRunsInChunks) {
+  auto x = Input({64, 64, 8}, {{"name", "x"}});
+  auto h = layers::Conv2D({{"filters", 16}, {"kernel_size", 3}, {"padding", "same"}, {"activation", "relu"}, {"name", "a"}})(x);
+  h = layers::Conv2D({{"filters", 16}, {"kernel_size", 3}, {"padding", "same"}, {"name", "b"}})(h);
+  Model m({x}, {layers::GlobalAveragePooling2D({{"name", "gap"}})(h), h});
+  perturb_weights(m, 0.1f);
+  const models::InferencePlan* plan = graph_of(m).inference_plan();
+  ASSERT_NE(plan, nullptr) << graph_of(m).why_not_planned();
+  const int64_t chunk = plan->chunk_rows(40);
+  EXPECT_LT(chunk, 40);
+  EXPECT_EQ(chunk, static_cast<int64_t>(models::InferencePlan::kChunkBytes) / (plan->floats_per_row() * 4));
+  EXPECT_EQ(plan->chunk_rows(1), 1);
+  const std::vector<Tensor> in = inputs_for(m, 40);
+  const std::vector<Tensor> whole = m.predict(in, 40), batched = m.predict(in, chunk);
+  const std::vector<Tensor> interpreted = graph_of(m).call_graph(in, CallContext{});
+  for (size_t j = 0; j < whole.size(); ++j) {
+    EXPECT_TRUE(identical(whole[j], batched[j])) << "output " << j;
+    expect_close(whole[j], interpreted[j], false);
+  }
 }
 
 TEST(InferencePlanConv, ConcurrentCallsOfSeveralBatchSizesAgree) {
