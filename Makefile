@@ -44,12 +44,14 @@ parity: build
 	.venv/bin/python scripts/make_applications_fixtures.py $(APPS)
 	$(BUILD)/kerascpp verify $(APPS) --tol 1e-4 --relative-to output
 
-# Image models against Keras 3 on TensorFlow (issue 5): load vs reading the bytes, predict at batch 1
-# and 32, for the files `make parity` wrote (about 10 minutes on 2 cores).
+# Image models against Keras 3 on TensorFlow and ONNX Runtime (issues 5, 20): load vs reading the bytes,
+# predict at batch 1 and 32, one thread per side, for the files `make parity` wrote (about 20 minutes
+# on 2 cores); the table goes into docs/benchmarks.md's `applications` section.
 bench-applications: parity
 	$(CONFIGURE_PY)
 	cmake --build $(BUILD) -j$(JOBS) --target _kerascpp
-	.venv/bin/python bench/applications.py $(APPS) --models ResNet50 InceptionResNetV2 --out $(BUILD)/applications_bench.md
+	.venv/bin/python bench/applications.py $(APPS) --models ResNet50 MobileNetV2 InceptionResNetV2 --threads 1 \
+	    --out $(BUILD)/applications_bench.md --doc docs/benchmarks.md
 
 # Side-by-side benchmarks against real Keras (issue 7): writes docs/benchmarks.md and docs/bench_*.png
 # (about 10 minutes on 2 cores; BENCH_ARGS=--quick for a smoke run with tiny counts), then the small

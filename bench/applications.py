@@ -132,6 +132,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--out")
+    ap.add_argument("--doc", help="also put the table into this page's `applications` section (docs/benchmarks.md)")
     ap.add_argument("--side", help=argparse.SUPPRESS)  # child mode: IMPL
     ap.add_argument("--folder", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -176,6 +177,17 @@ def main():
     if a.out:
         with open(a.out, "w") as f:
             f.write(text)
+    if a.doc:
+        sys.path.insert(0, HERE)
+        import doc_sections
+        import platform
+        head = ("## Image models: kerascpp, Keras 3 on TensorFlow and ONNX Runtime (issues 5, 20)\n\n"
+                f"`bench/applications.py` (`make bench-applications`), {platform.processor() or platform.machine()}, "
+                f"{os.cpu_count()} cores. keras.applications models written by Keras 3 (weights=None, random "
+                "BatchNormalization statistics); each side in its own process. kerascpp runs them on inference "
+                "plans (convolutions with their BatchNormalization folded in and Add / relu as oneDNN post-ops; "
+                "batch 32 in chunks of one image).\n\n")
+        doc_sections.replace(a.doc, "applications", head + text)
     print(text)
     return 0
 

@@ -14,7 +14,7 @@ namespace kerascpp::models {
 // The memory of one caller: the planned values of a call of up to `bytes() / 4 / floats_per_row` rows,
 // and the pointers of a call's values and of one step's inputs.
 // Its memory is a Storage: 64-byte aligned, and from 1 MiB on a mapping of its own that goes back to
-// the system when released (malloc would keep a freed block of up to 32 MiB in the heap).
+// the system when the plan dies (malloc would keep a freed block of up to 32 MiB in the heap).
 struct InferencePlan::Workspace {
   std::shared_ptr<Storage> memory;
   std::vector<float*> at;          // per value
@@ -271,7 +271,6 @@ void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vecto
     const InferencePlan* plan;
     std::unique_ptr<Workspace>& ws;
     ~GiveBack() {
-      if (ws->bytes() > kKeepWorkspaceBytes) ws->memory.reset();
       std::lock_guard<std::mutex> lock(plan->pool_mutex_);
       plan->idle_.push_back(std::move(ws));
     }

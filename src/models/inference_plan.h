@@ -10,18 +10,18 @@
 // row, so a workspace of `rows * floats_per_row` floats holds every value of a call (then the scratch
 // a step asks for, such as BatchNormalization's folded statistics).
 //
-// A call on many rows of big samples runs in chunks of rows whose values fit kChunkBytes, so that
-// an image model's activations stay in cache and its workspace stays small.
+// A call on many rows of big samples runs in chunks of rows whose values fit kChunkBytes (at least one
+// row), so that an image model's activations stay in cache and a workspace never holds more than one
+// chunk: max(kChunkBytes, one sample's values) and the scratch of that many rows.
 //
 // Workspaces belong to callers: a call takes one from the plan's pool (or makes one, the first time
-// per concurrent caller), grows it when a batch is bigger than any before, and gives it back, so that
-// a warm call allocates only its output tensors. A workspace bigger than kKeepWorkspaceBytes (a model
-// whose one sample has values that big) gives its memory back when the call ends, as the interpreter
-// freed its values. The arithmetic is the interpreter's,
-// kernel for kernel (Functional::call_graph), so results are bit-identical to it on every thread,
-// except where a step runs the layers after it inside its kernel (a BatchNormalization folded into
-// a convolution's weights, a residual Add and relu as oneDNN post-ops): then exact() is false and
-// results move by round-off.
+// per concurrent caller), grows it when a chunk is bigger than any before, and gives it back, so that
+// a warm call allocates only its output tensors. The arithmetic is the interpreter's, kernel for
+// kernel (Functional::call_graph), so results are bit-identical to the interpreter called on the same
+// rows (for a call run in chunks: on each chunk's rows, as kernels such as matmul choose their
+// algorithm by the number of rows), on every thread, except where a step runs the layers after it
+// inside its kernel (a BatchNormalization folded into a convolution's weights, a residual Add and relu
+// as oneDNN post-ops): then exact() is false and results move by round-off.
 //
 // A graph is planned only when every call in it is one the plan takes (plan_steps.cpp lists them) and
 // nothing in it depends on the call (fixed training=, masks, options); why one is not is kept.
@@ -74,7 +74,6 @@ std::unique_ptr<PlanStep> make_plan_step(const Layer& layer, const std::vector<S
 
 class InferencePlan {
  public:
-  static constexpr size_t kKeepWorkspaceBytes = size_t{16} << 20;
   // A call whose values pass this many bytes runs in chunks of rows that fit it (at least one row).
   static constexpr size_t kChunkBytes = size_t{8} << 20;
   // The plan of a graph, or null with the reason in `why` ("layer 'lstm' (LSTM) is not planned").

@@ -85,7 +85,8 @@ class ConvStep : public PlanStep {
     const std::shared_ptr<const Prepared> p = prepared(rows);
     if (p->dnnl) {
       kernels::dnnl_conv_run(*p->dnnl, x, out, scratch);
-    } else {  // oneDNN refused: the reference kernel into a buffer of its own, then the post-ops
+    } else {  // oneDNN refused: the reference kernel into a buffer of its own (allocated per call on this
+              // slow fallback, so that the scratch never depends on which path a rebuilt entry takes)
       std::vector<float> y(n);
       kernels::ref::conv(p->g, x, p->kernel_data(parts_), p->bias_data(parts_), y.data());
       for (const PostOp& op : post_) {

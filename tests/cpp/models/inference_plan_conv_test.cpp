@@ -241,7 +241,7 @@ TEST(InferencePlanConv, CustomScaleLayerRunsInsideTheConvolution) {
   expect_plan_matches_graph(alone);
 }
 
-// 40 samples of 64x64x16 floats (and two such values live per sample) pass kChunkBytes: the call
+// 40 samples of 64x64x16 floats of values (conv a's output; b writes the graph output) pass kChunkBytes: the call
 // runs in chunks, each what predict in batches of that size gives, and all close to the interpreter.
 TEST(InferencePlanConv, ABigBatchOfBigSamplesRunsInChunks) {
   auto x = Input({64, 64, 8}, {{"name", "x"}});

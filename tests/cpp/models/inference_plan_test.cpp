@@ -235,8 +235,8 @@ TEST(InferencePlan, WarmCallsReuseOneWorkspacePerCaller) {
   EXPECT_LE(plan->workspaces(), 5u);  // at most one more per thread that ran beside another
 }
 
-// 100,000 rows of 128 floats of values (51 MB) run in chunks of kChunkBytes: the workspace stays
-// that small, and the result is predict's in batches of the chunk size.
+// 100,000 rows of 128 floats of values (51 MB) run in chunks of kChunkBytes: the workspace holds one
+// chunk, and the result is predict's in batches of the chunk size.
 TEST(InferencePlan, ALargeBatchRunsInChunksInABoundedWorkspace) {
   auto x = Input({64}, {{"name", "x"}});
   auto h = layers::Dense({{"units", 64}, {"activation", "relu"}})(layers::Dense({{"units", 64}})(x));
@@ -244,30 +244,34 @@ TEST(InferencePlan, ALargeBatchRunsInChunksInABoundedWorkspace) {
   const models::InferencePlan* plan = graph_of(m).inference_plan();
   ASSERT_NE(plan, nullptr);
   ASSERT_EQ(plan->floats_per_row(), 128);
-  m.predict(inputs_for(m, 10), 10);
-  const size_t small = plan->idle_workspace_bytes();
-  EXPECT_GT(small, 0u);
   const int64_t chunk = plan->chunk_rows(100000);
   EXPECT_EQ(chunk, static_cast<int64_t>(models::InferencePlan::kChunkBytes / (128 * sizeof(float))));
+  EXPECT_EQ(plan->chunk_rows(chunk), chunk);
   const std::vector<Tensor> in = inputs_for(m, 100000);
   const Tensor whole = m.predict(in, 100000)[0];
-  EXPECT_LE(plan->idle_workspace_bytes(), models::InferencePlan::kChunkBytes);
+  EXPECT_EQ(plan->workspaces(), 1u);
+  EXPECT_EQ(plan->idle_workspace_bytes(), models::InferencePlan::kChunkBytes);  // one chunk's values, no scratch
   EXPECT_TRUE(identical(whole, m.predict(in, chunk)[0]));
 }
 
-// A model whose one sample has 16.8 MB of values: its workspace (past kKeepWorkspaceBytes) is freed
-// when the call ends, as the interpreter freed its values.
-TEST(InferencePlan, AWorkspaceOverTheKeptSizeIsFreedWhenTheCallEnds) {
+// A model whose one sample has 16.8 MB of values runs one row at a time and keeps its workspace
+// between calls (it is what the model needs, and no batch makes it bigger).
+TEST(InferencePlan, AWorkspaceHoldsAtMostOneChunk) {
   auto x = Input({4200000}, {{"name", "x"}});
   auto h = layers::Activation({{"activation", "relu"}, {"name", "r"}})(x);
   Model m({x}, {layers::Activation({{"activation", "tanh"}, {"name", "t"}})(h)});
   const models::InferencePlan* plan = graph_of(m).inference_plan();
   ASSERT_NE(plan, nullptr);
-  ASSERT_GT(plan->floats_per_row() * sizeof(float), models::InferencePlan::kKeepWorkspaceBytes);
-  const Tensor y = m.predict(inputs_for(m, 1), 1)[0];
-  EXPECT_EQ(plan->idle_workspace_bytes(), 0u);
+  ASSERT_GT(plan->floats_per_row() * sizeof(float), models::InferencePlan::kChunkBytes);
+  EXPECT_EQ(plan->chunk_rows(3), 1);
+  const std::vector<Tensor> in = inputs_for(m, 3);
+  const Tensor y = m.predict(in, 3)[0];
+  const size_t held = plan->idle_workspace_bytes();
+  EXPECT_GE(held, static_cast<size_t>(plan->floats_per_row()) * sizeof(float));
+  EXPECT_LT(held, 2 * static_cast<size_t>(plan->floats_per_row()) * sizeof(float));
   EXPECT_EQ(plan->workspaces(), 1u);
-  EXPECT_TRUE(identical(y, graph_of(m).call_graph(inputs_for(m, 1), CallContext{})[0]));
+  for (int64_t r = 0; r < 3; ++r)
+    EXPECT_TRUE(identical(y.slice(r, 1), graph_of(m).call_graph({in[0].slice(r, 1)}, CallContext{})[0]));
 }
 
 TEST(InferencePlan, CallsThePlanDoesNotTakeAreInterpreted) {
