@@ -36,8 +36,8 @@ class Variable {
   // float16/bfloat16/float64 values are converted to the variable's dtype.
   void assign(const Tensor& v);
   // Bumped by every assign(): kernels that keep a re-laid-out copy of a weight (oneDNN's blocked
-  // convolution weights, an inference plan's convolution with the BatchNormalization after it folded
-  // in) rebuild it when this changes. Writing through a value() view does not bump it; assign() is
+  // convolution weights, an inference plan's Dense or convolution with the BatchNormalization after it
+  // folded in) rebuild it when this changes. Writing through a value() view does not bump it; assign() is
   // the way to change a variable (or call mark_updated() after writing).
   uint64_t version() const { return version_.load(std::memory_order_acquire); }
   // For writers that update the storage in place through value() (optimizers): call after writing,

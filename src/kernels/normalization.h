@@ -23,6 +23,12 @@ void batch_normalization(const float* x, float* y, const float* scale, const flo
 // mean * scale (gamma / beta null: 1 / 0). The op and inference plans share it, so both round alike.
 void batch_normalization_fold(const float* mean, const float* variance, const float* gamma, const float* beta,
                               float epsilon, int64_t channels, float* scale, float* shift);
+// A per-channel y * scale + shift after a layer folded into its weights, whose last axis is the output
+// channel (a Dense kernel (k, channels), a convolution's (*k, in / groups, channels)):
+// kernel_out = kernel * scale, bias_out = bias * scale + shift (bias null: 0). size: the kernel's
+// elements, a multiple of channels.
+void fold_into_weights(const float* kernel, const float* bias, const float* scale, const float* shift, int64_t size,
+                       int64_t channels, float* kernel_out, float* bias_out);
 
 // x, y: (outer, n, inner). For each (o, i): mean m and (biased) variance v over the n elements;
 //   y = (x - m) / sqrt(v + epsilon) * gamma[k] + beta[k]          (k: position along n)

@@ -14,4 +14,11 @@ void batch_normalization_fold(const float* mean, const float* variance, const fl
   }
 }
 
+void fold_into_weights(const float* kernel, const float* bias, const float* scale, const float* shift, int64_t size,
+                       int64_t channels, float* kernel_out, float* bias_out) {
+  for (int64_t i = 0; i < size; i += channels)
+    for (int64_t c = 0; c < channels; ++c) kernel_out[i + c] = kernel[i + c] * scale[c];
+  for (int64_t c = 0; c < channels; ++c) bias_out[c] = (bias ? bias[c] : 0.f) * scale[c] + shift[c];
+}
+
 }  // namespace kerascpp::kernels

@@ -204,12 +204,10 @@ class ConvStep : public PlanStep {
       kernels::batch_normalization_fold(data(bn_->mean), data(bn_->variance), data(bn_->gamma), data(bn_->beta),
                                         bn_->epsilon, channels_, scale.data(), shift.data());
     for (int64_t c = 0; c < channels_; ++c) scale[c] *= out_scale_, shift[c] *= out_scale_;
-    const float* k = parts_.kernel->value().data<float>();
     f->kernel.resize(parts_.kernel->value().size());
-    for (size_t i = 0; i < f->kernel.size(); ++i) f->kernel[i] = k[i] * scale[i % channels_];
     f->bias.resize(channels_);
-    const float* b = data(parts_.bias);
-    for (int64_t c = 0; c < channels_; ++c) f->bias[c] = (b ? b[c] : 0.f) * scale[c] + shift[c];
+    kernels::fold_into_weights(data(parts_.kernel), data(parts_.bias), scale.data(), shift.data(),
+                               static_cast<int64_t>(f->kernel.size()), channels_, f->kernel.data(), f->bias.data());
     return f;
   }
 

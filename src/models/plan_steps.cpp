@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <mutex>
+#include <optional>
 
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
@@ -23,29 +26,87 @@ int64_t width_of(const Shape& s) { return shape_size(Shape(s.begin() + 1, s.end(
 // Dense: c = activation(x @ kernel + bias) on the last axis. The matmul is the one the interpreter's
 // ops::matmul picks for these sizes, with the bias added (and relu applied) as it stores
 // (kernels::matmul_bias); any other activation then runs over the output with the interpreter's kernel.
+// A linear Dense takes in the BatchNormalization over its units after it (folded into a copy of its
+// kernel and bias, made again when a variable's version moves) and then a relu (the store's relu).
 class DenseStep : public PlanStep {
  public:
-  DenseStep(const layers::DenseParts& p, int64_t rows_per_sample)
+  DenseStep(const layers::DenseParts& p, int64_t rows_per_sample, int units_axis)
       : parts_(p),
         kernel_(p.kernel->value().data<float>()),
         bias_(p.bias ? p.bias->value().data<float>() : nullptr),
         k_(p.kernel->shape()[0]),
         n_(p.kernel->shape()[1]),
         rows_per_sample_(rows_per_sample),
+        units_axis_(units_axis),
         relu_(p.activation->is_relu()) {}
   void run(const float* const* in, float* out, int64_t rows, float*) const override {
     const int64_t m = rows * rows_per_sample_;
+    if (bn_) {
+      const std::shared_ptr<const Folded> f = folded();
+      kernels::matmul_bias(in[0], f->kernel.data(), f->bias.data(), relu_, out, m, n_, k_);
+      return;
+    }
     kernels::matmul_bias(in[0], kernel_, bias_, relu_, out, m, n_, k_);
     if (!relu_ && !parts_.activation->is_linear()) parts_.activation->apply(out, out, m * n_, n_);
   }
+  bool exact() const override { return !bn_ && !absorbed_relu_; }
+
+  bool absorb(const Layer& next) override {
+    if (!parts_.activation->is_linear() || relu_) return false;
+    layers::BatchNormParts bn;
+    if (layers::batch_norm_parts(next, &bn)) {
+      if (bn_ || bn.axis != units_axis_ || bn.mean->shape().size() != 1 || bn.mean->shape()[0] != n_) return false;
+      bn_ = bn;
+      return true;
+    }
+    layers::ReluParts r;
+    const layers::ActivationFn* fn = layers::activation_layer_fn(next);
+    const bool plain_relu = layers::relu_parts(next, &r) && r.negative_slope == 0.f && r.threshold == 0.f &&
+                            r.max_value == std::numeric_limits<float>::infinity();
+    if (!plain_relu && !(fn && fn->is_relu())) return false;
+    relu_ = absorbed_relu_ = true;
+    return true;
+  }
 
  private:
+  struct Folded {
+    uint64_t version;
+    std::vector<float> kernel, bias;
+  };
+  // Variable versions only grow, so their sum changes whenever one of them is assigned.
+  uint64_t version() const {
+    uint64_t v = parts_.kernel->version() + (parts_.bias ? parts_.bias->version() : 0);
+    for (const VariablePtr& w : {bn_->gamma, bn_->beta, bn_->mean, bn_->variance})
+      if (w) v += w->version();
+    return v;
+  }
+  std::shared_ptr<const Folded> folded() const {
+    const uint64_t v = version();
+    std::lock_guard<std::mutex> lock(folded_mu_);
+    if (folded_ && folded_->version == v) return folded_;
+    auto f = std::make_shared<Folded>();
+    f->version = v;
+    std::vector<float> scale(n_), shift(n_);
+    auto data = [](const VariablePtr& w) { return w ? w->value().data<float>() : nullptr; };
+    kernels::batch_normalization_fold(data(bn_->mean), data(bn_->variance), data(bn_->gamma), data(bn_->beta),
+                                      bn_->epsilon, n_, scale.data(), shift.data());
+    f->kernel.resize(static_cast<size_t>(k_ * n_));
+    f->bias.resize(static_cast<size_t>(n_));
+    kernels::fold_into_weights(kernel_, bias_, scale.data(), shift.data(), k_ * n_, n_, f->kernel.data(), f->bias.data());
+    folded_ = f;
+    return folded_;
+  }
+
   // The variables' storage never moves (Variable::assign copies into it), so their data are read
   // through pointers taken once; parts_ keeps the variables alive.
   layers::DenseParts parts_;
   const float *kernel_, *bias_;
   int64_t k_, n_, rows_per_sample_;
-  bool relu_;
+  int units_axis_;
+  bool relu_, absorbed_relu_ = false;
+  std::optional<layers::BatchNormParts> bn_;
+  mutable std::mutex folded_mu_;
+  mutable std::shared_ptr<const Folded> folded_;
 };
 
 // Activation: elementwise, or softmax over the last axis; may run in place.
@@ -239,7 +300,7 @@ std::unique_ptr<PlanStep> make_plan_step(const Layer& layer, const std::vector<S
   if (layers::dense_parts(layer, &dense)) {
     const int64_t k = dense.kernel->shape()[0];
     if (x.back() != k || width_of(x) % k != 0) return refuse("does not fit its input " + shape_str(x));
-    return std::make_unique<DenseStep>(dense, width_of(x) / k);
+    return std::make_unique<DenseStep>(dense, width_of(x) / k, static_cast<int>(output.size()) - 1);
   }
   if (const layers::ActivationFn* fn = layers::activation_layer_fn(layer))
     return std::make_unique<ActivationStep>(*fn, width_of(x), x.back());

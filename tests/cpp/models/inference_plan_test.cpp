@@ -330,17 +330,54 @@ TEST(InferencePlan, NewWeightsAreSeenByThePlan) {
   EXPECT_TRUE(identical(after, graph_of(m).call_graph({in}, CallContext{})[0]));
 }
 
+// A BatchNormalization step reads its statistics at every call, so values written in place through
+// the storage are seen at once; one folded into the linear Dense before it sees them once its
+// variables say so (assign(), or mark_updated() after writing in place: Variable's contract, as for
+// oneDNN's convolution weights).
 TEST(InferencePlan, StatisticsWrittenInPlaceAreSeenByBatchNormalization) {
-  auto x = Input({4}, {{"name", "x"}});
-  LayerRef bn = layers::BatchNormalization({{"name", "bn"}});
-  Model m({x}, {bn(layers::Dense({{"units", 4}, {"name", "d"}})(x))});
-  ASSERT_NE(graph_of(m).inference_plan(), nullptr);
-  const Tensor in = ramp({3, 4}), before = m.predict({in})[0];
-  for (const VariablePtr& v : bn->weights())  // through the storage, as numpy views of Variable.value write
-    if (v->name() == "moving_mean") v->value().data<float>()[1] = 5.f;
-  const Tensor after = m.predict({in})[0];
-  EXPECT_FALSE(identical(before, after));
-  EXPECT_TRUE(identical(after, graph_of(m).call_graph({in}, CallContext{})[0]));
+  for (const char* activation : {"tanh", "linear"}) {
+    SCOPED_TRACE(activation);
+    auto x = Input({4}, {{"name", "x"}});
+    LayerRef bn = layers::BatchNormalization({{"name", "bn"}});
+    Model m({x}, {bn(layers::Dense({{"units", 4}, {"activation", activation}, {"name", "d"}})(x))});
+    ASSERT_NE(graph_of(m).inference_plan(), nullptr);
+    const bool folded = std::string(activation) == "linear";
+    EXPECT_EQ(graph_of(m).inference_plan()->fused(), folded ? 1u : 0u);
+    const Tensor in = ramp({3, 4}), before = m.predict({in})[0];
+    for (const VariablePtr& v : bn->weights())  // through the storage, as numpy views of Variable.value write
+      if (v->name() == "moving_mean") {
+        v->value().data<float>()[1] = 5.f;
+        if (folded) v->mark_updated();
+      }
+    const Tensor after = m.predict({in})[0];
+    EXPECT_FALSE(identical(before, after));
+    expect_matches(after, graph_of(m).call_graph({in}, CallContext{})[0], !folded, 0);
+  }
+}
+
+// A linear Dense takes in the BatchNormalization over its units and the relu after it: one matmul whose
+// store applies the folded bias and the relu.
+TEST(InferencePlan, DenseTakesInBatchNormalizationAndRelu) {
+  auto x = Input({3, 6}, {{"name", "x"}});
+  auto h = layers::Dense({{"units", 8}, {"name", "d1"}})(x);
+  h = layers::ReLU({{"name", "r1"}})(layers::BatchNormalization({{"name", "bn1"}})(h));
+  auto g = layers::Dense({{"units", 5}, {"use_bias", false}, {"name", "d2"}})(h);
+  g = layers::Activation({{"activation", "relu"}, {"name", "r2"}})(layers::BatchNormalization({{"center", false}, {"name", "bn2"}})(g));
+  auto k = layers::Dense({{"units", 4}, {"activation", "relu"}, {"name", "d3"}})(g);  // relu first: the BN after stays
+  Model m({x}, {layers::BatchNormalization({{"name", "bn3"}})(k)});
+  std::vector<Tensor> w = m.get_weights();
+  for (size_t i = 0; i < w.size(); ++i)
+    for (int64_t j = 0; j < w[i].size(); ++j) w[i].data<float>()[j] += 0.25f + 0.01f * static_cast<float>((i * 7 + j) % 13);
+  m.set_weights(w);
+  const models::InferencePlan* plan = graph_of(m).inference_plan();
+  ASSERT_NE(plan, nullptr);
+  EXPECT_EQ(plan->fused(), 4u);
+  EXPECT_EQ(plan->steps(), 4u);
+  EXPECT_FALSE(plan->exact());
+  expect_plan_matches_graph(m);
+  for (Tensor& t : w) t.data<float>()[0] *= 3.f;  // assign() through set_weights: folded again
+  m.set_weights(w);
+  expect_plan_matches_graph(m);
 }
 
 TEST(InferencePlan, RandomCropAndReluWithNaNAreInterpreted) {
