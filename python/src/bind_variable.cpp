@@ -18,6 +18,9 @@ void bind_variable(nb::module_& m) {
       .def_prop_ro("value", [](const Variable& v) { return to_numpy(v.value()); })
       .def("numpy", [](const Variable& v) { return to_numpy(v.numpy()); }, "A copy of the value")
       .def("assign", [](Variable& v, nb::handle value) { v.assign(from_object(value)); }, nb::arg("value"))
+      .def("mark_updated", &Variable::mark_updated,
+           "Call after writing through `value` in place, so that prepared kernels (a BatchNormalization "
+           "folded into the layer before it, oneDNN's convolution weights) are made again; assign() does it")
       .def("__repr__", [](const Variable& v) {
         return "<Variable path=" + v.path() + ", shape=" + shape_str(v.shape()) + ", dtype=" +
                std::string(dtype_name(v.dtype())) + ">";

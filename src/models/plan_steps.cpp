@@ -82,9 +82,11 @@ class DenseStep : public PlanStep {
   }
   std::shared_ptr<const Folded> folded() const {
     const uint64_t v = version();
-    std::lock_guard<std::mutex> lock(folded_mu_);
-    if (folded_ && folded_->version == v) return folded_;
-    auto f = std::make_shared<Folded>();
+    {
+      std::lock_guard<std::mutex> lock(folded_mu_);
+      if (folded_ && folded_->version == v) return folded_;
+    }
+    auto f = std::make_shared<Folded>();  // outside the lock: other callers keep running meanwhile
     f->version = v;
     std::vector<float> scale(n_), shift(n_);
     auto data = [](const VariablePtr& w) { return w ? w->value().data<float>() : nullptr; };
@@ -93,8 +95,9 @@ class DenseStep : public PlanStep {
     f->kernel.resize(static_cast<size_t>(k_ * n_));
     f->bias.resize(static_cast<size_t>(n_));
     kernels::fold_into_weights(kernel_, bias_, scale.data(), shift.data(), k_ * n_, n_, f->kernel.data(), f->bias.data());
+    std::lock_guard<std::mutex> lock(folded_mu_);
     folded_ = f;
-    return folded_;
+    return f;
   }
 
   // The variables' storage never moves (Variable::assign copies into it), so their data are read

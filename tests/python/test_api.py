@@ -154,6 +154,22 @@ def test_weights_and_variables(model):
         v.assign(np.zeros((3, 3)))
 
 
+def test_statistics_written_through_a_view_are_seen_after_mark_updated():
+    # The linear Dense takes the BatchNormalization in (its statistics folded into the Dense's
+    # weights): a write through `value` is seen once the variable says so, as after assign().
+    x = keras.Input((4,))
+    bn = keras.layers.BatchNormalization()
+    m = keras.Model(x, bn(keras.layers.Dense(4)(x)))
+    data = np.linspace(-1, 1, 12, dtype="float32").reshape(3, 4)
+    before = m.predict(data, verbose=0)
+    mean = next(w for w in bn.weights if w.name == "moving_mean")
+    mean.value[1] = 5.0
+    mean.mark_updated()
+    after = m.predict(data, verbose=0)
+    np.testing.assert_allclose(after[:, 1], before[:, 1] - 5.0 / np.sqrt(1.0 + 1e-3), rtol=1e-5, atol=1e-5)  # epsilon 1e-3
+    np.testing.assert_array_equal(after[:, [0, 2, 3]], before[:, [0, 2, 3]])
+
+
 def test_view_outlives_model():
     m = keras.models.load_model(os.path.join(SEED, "model.keras"))
     view, expected = m.weights[0].value, m.weights[0].numpy()

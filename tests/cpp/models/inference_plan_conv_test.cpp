@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "../test_errors.h"
+#include "plan_test_util.h"
 #include "kerascpp/kerascpp.h"
 #include "models/functional.h"
 
@@ -20,20 +21,11 @@ namespace kerascpp {
 namespace {
 
 using layers::Input;
-
-const models::Functional& graph_of(const Model& m) { return dynamic_cast<const models::Functional&>(m.graph()); }
-
-Tensor ramp(Shape shape, int seed = 0) {
-  Tensor t = Tensor::empty(shape);
-  for (int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = static_cast<float>((i * 37 + seed) % 101 - 50) / 25.f;
-  return t;
-}
-
-std::vector<Tensor> inputs_for(const Model& m, int64_t batch) {
-  Shape s = m.input_shapes()[0];
-  s[0] = batch;
-  return {ramp(s)};
-}
+using testing::expect_matches;
+using testing::graph_of;
+using testing::identical;
+using testing::inputs_for;
+using testing::ramp;
 
 // Weights away from their initial values, BatchNormalization's statistics included (moving variances
 // kept positive), so that folding them matters.
@@ -52,31 +44,6 @@ void perturb_weights(Model& m, float by) {
     }
 }
 
-float max_abs(const Tensor& t) {
-  float m = 0;
-  for (int64_t i = 0; i < t.size(); ++i) m = std::max(m, std::fabs(t.data<float>()[i]));
-  return m;
-}
-
-bool identical(const Tensor& a, const Tensor& b) {
-  return a.shape() == b.shape() && std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
-}
-
-// got against want: bit for bit when the plan is exact, else within 1e-5 of want's scale (a NaN on
-// either side fails).
-void expect_close(const Tensor& got, const Tensor& want, bool exact) {
-  ASSERT_EQ(got.shape(), want.shape());
-  if (exact) {
-    EXPECT_TRUE(identical(got, want));
-    return;
-  }
-  const float tol = 1e-5f * std::max(max_abs(want), 1e-3f);
-  int64_t bad = 0;
-  for (int64_t i = 0; i < got.size(); ++i)
-    if (!(std::fabs(got.data<float>()[i] - want.data<float>()[i]) <= tol)) ++bad;
-  EXPECT_EQ(bad, 0) << "values further than " << tol << " from the interpreter's (scale " << max_abs(want) << "), e.g. " << got.data<float>()[0] << " against " << want.data<float>()[0];
-}
-
 void expect_plan_matches_graph(const Model& m) {
   const models::Functional& g = graph_of(m);
   const models::InferencePlan* plan = g.inference_plan();
@@ -87,13 +54,13 @@ void expect_plan_matches_graph(const Model& m) {
     ASSERT_TRUE(plan->takes(in, CallContext{}));
     const std::vector<Tensor> planned = m.predict(in, batch), interpreted = g.call_graph(in, CallContext{});
     ASSERT_EQ(planned.size(), interpreted.size());
-    for (size_t j = 0; j < planned.size(); ++j) expect_close(planned[j], interpreted[j], plan->exact());
+    for (size_t j = 0; j < planned.size(); ++j) expect_matches(planned[j], interpreted[j], plan->exact());
     // predict in batches of 16 (then the rest: another primitive per step), each against the
     // interpreter on its rows.
     const std::vector<Tensor> batched = m.predict(in, 16);
     for (int64_t start = 0; start < batch; start += 16) {
       const std::vector<Tensor> want = g.call_graph({in[0].slice(start, std::min<int64_t>(16, batch - start))}, CallContext{});
-      for (size_t j = 0; j < want.size(); ++j) expect_close(batched[j].slice(start, want[j].dim(0)), want[j], plan->exact());
+      for (size_t j = 0; j < want.size(); ++j) expect_matches(batched[j].slice(start, want[j].dim(0)), want[j], plan->exact());
     }
   }
 }
@@ -260,7 +227,7 @@ TEST(InferencePlanConv, ABigBatchOfBigSamplesRunsInChunks) {
   const std::vector<Tensor> interpreted = graph_of(m).call_graph(in, CallContext{});
   for (size_t j = 0; j < whole.size(); ++j) {
     EXPECT_TRUE(identical(whole[j], batched[j])) << "output " << j;
-    expect_close(whole[j], interpreted[j], false);
+    expect_matches(whole[j], interpreted[j], false);
   }
 }
 

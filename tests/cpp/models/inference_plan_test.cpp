@@ -14,6 +14,7 @@
 
 #include "../test_errors.h"
 #include "../test_paths.h"
+#include "plan_test_util.h"
 #include "kerascpp/kerascpp.h"
 #include "models/functional.h"
 
@@ -22,45 +23,11 @@ namespace {
 
 using layers::Input;
 using testing::error_of;
-
-const models::Functional& graph_of(const Model& m) { return dynamic_cast<const models::Functional&>(m.graph()); }
-
-Tensor ramp(Shape shape, int seed = 0) {
-  Tensor t = Tensor::empty(shape);
-  for (int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = static_cast<float>((i * 37 + seed) % 101 - 50) / 25.f;
-  return t;
-}
-
-std::vector<Tensor> inputs_for(const Model& m, int64_t batch) {
-  std::vector<Tensor> in;
-  for (size_t i = 0; i < m.input_shapes().size(); ++i) {
-    Shape s = m.input_shapes()[i];
-    s[0] = batch;
-    in.push_back(ramp(s, static_cast<int>(i)));
-  }
-  return in;
-}
-
-bool identical(const Tensor& a, const Tensor& b) {
-  return a.shape() == b.shape() && std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
-}
-
-// Bit for bit, or, for a plan that folded BatchNormalization into convolutions or runs layers inside
-// a convolution's kernel (InferencePlan::exact() false), within 1e-5 of the output's scale: folding
-// rounds kernel * scale once per weight (inference_plan_conv_test.cpp checks those plans in detail).
-void expect_matches(const Tensor& got, const Tensor& want, bool exact, size_t output) {
-  if (exact) {
-    EXPECT_TRUE(identical(got, want)) << "output " << output;
-    return;
-  }
-  ASSERT_EQ(got.shape(), want.shape());
-  float scale = 1e-3f;
-  for (int64_t i = 0; i < want.size(); ++i) scale = std::max(scale, std::fabs(want.data<float>()[i]));
-  int64_t bad = 0;  // a NaN on either side counts
-  for (int64_t i = 0; i < got.size(); ++i)
-    if (!(std::fabs(got.data<float>()[i] - want.data<float>()[i]) <= 1e-5f * scale)) ++bad;
-  EXPECT_EQ(bad, 0) << "output " << output << ": values further than 1e-5 of scale " << scale;
-}
+using testing::expect_matches;
+using testing::graph_of;
+using testing::identical;
+using testing::inputs_for;
+using testing::ramp;
 
 // The plan's outputs against the interpreter's, bit for bit, at several batch sizes (1: the GEMV
 // sizes; 300: past the small matmul's threshold for wide layers).
