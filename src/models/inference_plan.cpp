@@ -19,6 +19,9 @@ struct InferencePlan::Workspace {
   std::shared_ptr<Storage> memory;
   std::vector<float*> at;          // per value
   std::vector<const float*> args;  // one step's inputs
+  // The scratch the steps need for chunks of `chunk` rows and a last one of `rest` (which depends on
+  // those sizes only), kept for the next call of the same sizes.
+  int64_t chunk = -1, rest = -1, scratch = 0;
   float* data() const { return memory ? static_cast<float*>(memory->data()) : nullptr; }
   size_t bytes() const { return memory ? memory->nbytes() : 0; }
   void reserve(size_t floats) {
@@ -278,8 +281,11 @@ void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vecto
   // Rows in chunks whose values fit kChunkBytes (every step computes each row on its own), so that a
   // large batch of big samples runs in cache and in a small workspace.
   const int64_t chunk = chunk_rows(rows), rest = rows % chunk;
-  ws->reserve(static_cast<size_t>(chunk * floats_per_row_ +
-                                  std::max(scratch_floats(chunk), rest ? scratch_floats(rest) : 0)));
+  if (ws->chunk != chunk || ws->rest != rest) {
+    ws->scratch = std::max(scratch_floats(chunk), rest ? scratch_floats(rest) : 0);
+    ws->chunk = chunk, ws->rest = rest;
+  }
+  ws->reserve(static_cast<size_t>(chunk * floats_per_row_ + ws->scratch));
   float* const data = ws->data();
   float* scratch = data + chunk * floats_per_row_;  // 64-byte aligned: floats_per_row_ is a multiple of 16
   ws->at.resize(values_.size());

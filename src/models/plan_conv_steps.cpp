@@ -24,6 +24,7 @@
 #include "layers/plan_parts.h"
 #include "ops/conv_geometry.h"
 #include "models/plan_conv_steps.h"
+#include "models/plan_fold.h"
 
 namespace kerascpp::models {
 namespace {
@@ -144,16 +145,12 @@ class ConvStep : public PlanStep {
     bool sum;  // else clip to [lo, hi]
     float lo, hi;
   };
-  // The kernel and bias with the BatchNormalization and output scale folded in.
-  struct Folded {
-    std::vector<float> kernel, bias;
-  };
   // oneDNN's primitive for one number of rows (it keeps its own copy of the weights), or the geometry
   // and the weights for the reference kernel where oneDNN refused.
   struct Prepared {
     kernels::ConvGeometry g;
     std::shared_ptr<const kernels::DnnlConvPlan> dnnl;
-    std::shared_ptr<const Folded> folded;  // kept for the reference kernel only; null: the variables'
+    std::shared_ptr<const FoldedWeights> folded;  // kept for the reference kernel only; null: the variables'
     const float* kernel_data(const layers::ConvParts& p) const {
       return folded ? folded->kernel.data() : p.kernel->value().data<float>();
     }
@@ -165,21 +162,11 @@ class ConvStep : public PlanStep {
 
   bool folds() const { return bn_ || out_scale_ != 1.f; }
 
-  // Variable versions only grow, so their sum changes whenever one of them is assigned.
-  uint64_t version() const {
-    uint64_t v = parts_.kernel->version() + (parts_.bias ? parts_.bias->version() : 0);
-    if (bn_)
-      for (const VariablePtr& w : {bn_->gamma, bn_->beta, bn_->mean, bn_->variance})
-        if (w) v += w->version();
-    return v;
-  }
-
   std::shared_ptr<const Prepared> prepared(int64_t rows) const {
-    const uint64_t v = version();
-    return made_.get(rows, v, [&] {
+    return made_.get(rows, folded_version(parts_.kernel, parts_.bias, bn_), [&] {
       auto p = std::make_shared<Prepared>();
       p->g = ops::conv_geometry(x_, parts_.kernel_shape, parts_.options, rows);
-      if (folds()) p->folded = fold();
+      if (folds()) p->folded = fold_weights(parts_.kernel, parts_.bias, bn_, out_scale_, channels_);
       std::vector<kernels::ConvPostOp> ops;
       for (const PostOp& op : post_) ops.push_back({op.sum, op.lo, op.hi});
       std::string why_not;
@@ -189,26 +176,6 @@ class ConvStep : public PlanStep {
         kernels::log_dispatch("plan_conv", geometry_str(x_, rows), p->dnnl ? "onednn" : "ref", why_not);
       return std::shared_ptr<const Prepared>(std::move(p));
     });
-  }
-
-  // kernel' = kernel * m and bias' = bias * m + a per output channel (the last axis of Keras's
-  // kernel): m = scale * out_scale and a = shift * out_scale, with the interpreter's fold of the
-  // BatchNormalization's statistics into scale and shift (1 and 0 without one). Made with each
-  // primitive (a new batch size or version); oneDNN then keeps its own copy, so no folded weights
-  // outlive it unless the reference kernel needs them.
-  std::shared_ptr<const Folded> fold() const {
-    auto f = std::make_shared<Folded>();
-    std::vector<float> scale(channels_, 1.f), shift(channels_, 0.f);
-    auto data = [](const VariablePtr& v) { return v ? v->value().data<float>() : nullptr; };
-    if (bn_)
-      kernels::batch_normalization_fold(data(bn_->mean), data(bn_->variance), data(bn_->gamma), data(bn_->beta),
-                                        bn_->epsilon, channels_, scale.data(), shift.data());
-    for (int64_t c = 0; c < channels_; ++c) scale[c] *= out_scale_, shift[c] *= out_scale_;
-    f->kernel.resize(parts_.kernel->value().size());
-    f->bias.resize(channels_);
-    kernels::fold_into_weights(data(parts_.kernel), data(parts_.bias), scale.data(), shift.data(),
-                               static_cast<int64_t>(f->kernel.size()), channels_, f->kernel.data(), f->bias.data());
-    return f;
   }
 
   layers::ConvParts parts_;

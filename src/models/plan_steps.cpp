@@ -17,6 +17,7 @@
 #include "layers/regularization/inference_identity.h"
 #include "models/inference_plan.h"
 #include "models/plan_conv_steps.h"
+#include "models/plan_fold.h"
 
 namespace kerascpp::models {
 namespace {
@@ -42,7 +43,7 @@ class DenseStep : public PlanStep {
   void run(const float* const* in, float* out, int64_t rows, float*) const override {
     const int64_t m = rows * rows_per_sample_;
     if (bn_) {
-      const std::shared_ptr<const Folded> f = folded();
+      const std::shared_ptr<const FoldedWeights> f = folded();
       kernels::matmul_bias(in[0], f->kernel.data(), f->bias.data(), relu_, out, m, n_, k_);
       return;
     }
@@ -69,32 +70,14 @@ class DenseStep : public PlanStep {
   }
 
  private:
-  struct Folded {
-    uint64_t version;
-    std::vector<float> kernel, bias;
-  };
-  // Variable versions only grow, so their sum changes whenever one of them is assigned.
-  uint64_t version() const {
-    uint64_t v = parts_.kernel->version() + (parts_.bias ? parts_.bias->version() : 0);
-    for (const VariablePtr& w : {bn_->gamma, bn_->beta, bn_->mean, bn_->variance})
-      if (w) v += w->version();
-    return v;
-  }
-  std::shared_ptr<const Folded> folded() const {
-    const uint64_t v = version();
+  std::shared_ptr<const FoldedWeights> folded() const {
+    const uint64_t v = folded_version(parts_.kernel, parts_.bias, bn_);
     {
       std::lock_guard<std::mutex> lock(folded_mu_);
       if (folded_ && folded_->version == v) return folded_;
     }
-    auto f = std::make_shared<Folded>();  // outside the lock: other callers keep running meanwhile
-    f->version = v;
-    std::vector<float> scale(n_), shift(n_);
-    auto data = [](const VariablePtr& w) { return w ? w->value().data<float>() : nullptr; };
-    kernels::batch_normalization_fold(data(bn_->mean), data(bn_->variance), data(bn_->gamma), data(bn_->beta),
-                                      bn_->epsilon, n_, scale.data(), shift.data());
-    f->kernel.resize(static_cast<size_t>(k_ * n_));
-    f->bias.resize(static_cast<size_t>(n_));
-    kernels::fold_into_weights(kernel_, bias_, scale.data(), shift.data(), k_ * n_, n_, f->kernel.data(), f->bias.data());
+    // Outside the lock: other callers keep running meanwhile.
+    std::shared_ptr<const FoldedWeights> f = fold_weights(parts_.kernel, parts_.bias, bn_, 1.f, n_);
     std::lock_guard<std::mutex> lock(folded_mu_);
     folded_ = f;
     return f;
@@ -109,7 +92,7 @@ class DenseStep : public PlanStep {
   bool relu_, absorbed_relu_ = false;
   std::optional<layers::BatchNormParts> bn_;
   mutable std::mutex folded_mu_;
-  mutable std::shared_ptr<const Folded> folded_;
+  mutable std::shared_ptr<const FoldedWeights> folded_;
 };
 
 // Activation: elementwise, or softmax over the last axis; may run in place.

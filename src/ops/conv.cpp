@@ -220,7 +220,9 @@ Tensor conv(const Tensor& x, const Tensor& kernel, const Tensor& bias, const Con
   detail::check_float32("conv", kernel, "kernel");
   detail::check_float32("conv", x, "x");
   const kernels::ConvGeometry g = geometry(x.shape(), kernel.shape(), o, x.rank() > 0 ? x.dim(0) : 0, &bias);
-  Tensor y = Tensor::empty(out_shape(split("conv", x, o.channels_first, g.spatial), g.oc, g.out, o.channels_first));
+  Spatial ys;  // the batch and rank out_shape reads, from the geometry already checked
+  ys.rank = g.spatial, ys.n = g.n;
+  Tensor y = Tensor::empty(out_shape(ys, g.oc, g.out, o.channels_first));
   run_conv(g, x, kernel, bias, y, plans, weights_version);
   record_conv("conv", g, x, kernel, bias, y);
   return y;
