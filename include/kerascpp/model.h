@@ -313,6 +313,17 @@ struct LoadOptions {
   // The same for the optimizer's learning-rate schedule (a user's LearningRateSchedule subclass).
   std::function<optimizers::SchedulePtr(const Json& entry)> custom_schedule;
   LoadLimits limits;  // what the file may ask for
+  // Map the file and make each weight a view of it where its layout allows (stored contiguous,
+  // little-endian, not converted: what Keras writes), instead of a copy. Loading then costs about
+  // the parsing alone, and the weights' pages are the page cache's, shared with every process that
+  // maps or reads the file, until written: training writes copy the pages they touch, never the
+  // file. Off by default because the model then depends on the file for its whole life: a file
+  // overwritten in place (Keras's save and ModelCheckpoint, `cp`) changes the weights not yet
+  // written, and one truncated kills the process with SIGBUS when they are read. Replacing the file
+  // by a rename (kerascpp's own saves, `mv`) or deleting it is safe. For load_model from a path.
+  // A layer that a custom_objects factory hands out from elsewhere must not be in use by another
+  // model: its weights get new storage.
+  bool mmap_weights = false;
 };
 
 // Loads a full model from a Keras file: legacy .h5 (Keras 2 standalone, tf.keras, Keras 3) or a

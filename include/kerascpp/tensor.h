@@ -1,4 +1,5 @@
-// Tensor: a dense, contiguous, row-major array with shared 64-byte-aligned storage.
+// Tensor: a dense, contiguous, row-major array with shared storage, 64-byte aligned (or, wrapped, a
+// view of bytes another object owns, aligned to the element size: weights mapped from a file).
 //
 // Copying a Tensor shares its storage (cheap, thread-safe reference counting); view(), reshape()
 // and slice() share it too; copy() makes new storage. A view keeps its storage alive.
@@ -24,7 +25,7 @@ using Shape = std::vector<int64_t>;  // -1 stands for an unknown dimension (Kera
 int64_t shape_size(const Shape& s);  // product of dims; 1 for a scalar
 std::string shape_str(const Shape& s);  // Keras style: "(None, 10)"
 
-// Owns one aligned allocation. Never resized.
+// Owns one aligned allocation, or (wrap) views bytes that another object owns. Never resized.
 class Storage {
  public:
   static constexpr size_t kAlignment = 64;
@@ -33,6 +34,9 @@ class Storage {
   // tensor costs no pass over its memory. Loading a 100 MB model spent half its time in that pass.
   static constexpr size_t kMapBytes = size_t{1} << 20;
   static std::shared_ptr<Storage> allocate(size_t nbytes, bool zeroed = false);
+  // nbytes at data, which `owner` keeps valid and writable (a private file mapping: weights loaded
+  // with LoadOptions::mmap_weights). Not aligned beyond what the owner gives.
+  static std::shared_ptr<Storage> wrap(void* data, size_t nbytes, std::shared_ptr<const void> owner);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -44,6 +48,7 @@ class Storage {
   void* data_;
   size_t nbytes_;
   bool mapped_;
+  std::shared_ptr<const void> owner_;  // set by wrap(): data_ is the owner's
 };
 
 class Tensor {
@@ -53,6 +58,9 @@ class Tensor {
   static Tensor empty(Shape shape, DType dtype = DType::float32);
   static Tensor zeros(Shape shape, DType dtype = DType::float32);
   static Tensor from_vector(Shape shape, const std::vector<float>& values);  // float32
+  // A tensor over existing storage (Storage::wrap); its bytes must hold the shape and be aligned to
+  // the dtype's size (ValueError otherwise).
+  static Tensor from_storage(std::shared_ptr<Storage> storage, Shape shape, DType dtype);
 
   bool defined() const { return storage_ != nullptr; }
   const Shape& shape() const { return shape_; }

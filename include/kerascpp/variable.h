@@ -43,6 +43,11 @@ class Variable {
   // For writers that update the storage in place through value() (optimizers): call after writing,
   // so that kernels holding a re-laid-out copy rebuild it.
   void mark_updated() { version_.fetch_add(1, std::memory_order_acq_rel); }
+  // Makes `value` itself (same shape and dtype; ValueError otherwise) the variable's storage, not a
+  // copy of it: how LoadOptions::mmap_weights makes weights views of the mapped file. Only for a model
+  // no one uses yet: views taken before keep the old storage, and kernels or inference plans that
+  // kept its address must be rebuilt (Functional::rebuild_inference_plans).
+  void share(Tensor value);
 
  private:
   std::string name_;

@@ -386,7 +386,7 @@ class Sequential(Model):
         return super().__call__(inputs, training=training, mask=mask)
 
 
-def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **limits):
+def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, mmap=False, **limits):
     """Loads a Keras model file (.keras, or legacy .h5 from Keras 2 or 3). The GIL is released while
     the file is read. A Lambda's function comes from custom_objects (under its name or the layer's), or
     is a Keras backend function kerascpp knows by name; the Python code stored in the file runs only
@@ -398,9 +398,16 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **li
     max_member_bytes, max_compression_ratio. A file over one is refused with a ValueError naming the
     member or layer, the value and the limit. allow_libhdf5=False, for files from untrusted sources,
     keeps libhdf5 (which trusts the bytes it reads) out: every HDF5 file is read by kerascpp's own
-    bounds-checked reader, and one outside the subset Keras writes is refused with an OSError."""
+    bounds-checked reader, and one outside the subset Keras writes is refused with an OSError.
+
+    mmap=True (C++ LoadOptions::mmap_weights) maps the file and makes each weight a view of it instead
+    of a copy: loading a large model then costs about parsing it, and the weights' memory is the page
+    cache's, shared with every process reading the file, until training writes it (the pages written
+    are copied; the file never changes). The model then depends on the file while it lives: overwriting
+    the file in place (Keras's save and ModelCheckpoint, cp) changes its weights, truncating it kills the
+    process with SIGBUS. Replacing it by a rename (kerascpp's saves, mv) or deleting it is safe."""
     m = Model(_kerascpp.load_model(os.fspath(filepath), bool(compile), custom_objects, bool(safe_mode),
-                                   _training_objects(custom_objects), limits))
+                                   _training_objects(custom_objects), limits, bool(mmap)))
     if compile and m.training_config and not m._m.compiled:
         _compile_from_training_config(m)
     return m

@@ -159,9 +159,10 @@ void bind_model(nb::module_& m) {
       }, nb::arg("path"), nb::arg("by_name") = false, nb::arg("skip_mismatch") = false);
 
   m.def("load_model", [](const std::string& path, bool compile, nb::handle custom_objects, bool safe_mode,
-                         nb::handle resolve, nb::dict limits) {
+                         nb::handle resolve, nb::dict limits, bool mmap) {
     LoadOptions options;
     options.compile = compile;
+    options.mmap_weights = mmap;
     options.limits = load_limits(limits);
     options.custom_objects = make_custom_objects(custom_objects, safe_mode);
     if (!resolve.is_none()) {
@@ -191,7 +192,7 @@ void bind_model(nb::module_& m) {
     nb::gil_scoped_release release;  // custom layers take the GIL back when they run Python
     return load_model(path, options);
   }, nb::arg("path"), nb::arg("compile") = true, nb::arg("custom_objects") = nb::none(), nb::arg("safe_mode") = true,
-     nb::arg("resolve").none() = nb::none(), nb::arg("limits") = nb::dict());
+     nb::arg("resolve").none() = nb::none(), nb::arg("limits") = nb::dict(), nb::arg("mmap") = false);
   m.def("load_limits", [] {  // the defaults, by name
     nb::dict d;
     const LoadLimits defaults;

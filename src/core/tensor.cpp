@@ -48,7 +48,16 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes, bool zeroed) {
   return std::shared_ptr<Storage>(new Storage(p, nbytes, false));
 }
 
+std::shared_ptr<Storage> Storage::wrap(void* data, size_t nbytes, std::shared_ptr<const void> owner) {
+  KCPP_CHECK(owner != nullptr && (data != nullptr || nbytes == 0), ValueError,
+             "Storage::wrap needs the bytes and their owner");
+  auto s = std::shared_ptr<Storage>(new Storage(data, nbytes, false));
+  s->owner_ = std::move(owner);
+  return s;
+}
+
 Storage::~Storage() {
+  if (owner_) return;  // the owner's bytes: released with owner_
   if (mapped_)
     munmap(data_, nbytes_);
   else
@@ -83,6 +92,21 @@ Tensor Tensor::zeros(Shape shape, DType dtype) {
   t.shape_ = std::move(shape);
   t.dtype_ = dtype;
   t.storage_ = Storage::allocate(bytes, /*zeroed=*/true);
+  return t;
+}
+
+Tensor Tensor::from_storage(std::shared_ptr<Storage> storage, Shape shape, DType dtype) {
+  const size_t bytes = checked_nbytes(shape, dtype);
+  KCPP_CHECK(storage && storage->nbytes() >= bytes, ValueError, "A storage of ",
+             storage ? storage->nbytes() : 0, " bytes cannot hold a tensor of shape ", shape_str(shape), " (",
+             dtype_name(dtype), ")");
+  KCPP_CHECK(reinterpret_cast<uintptr_t>(storage->data()) % dtype_size(dtype) == 0, ValueError,
+             "A tensor of ", dtype_name(dtype), " cannot start at an address that is not a multiple of ",
+             dtype_size(dtype));
+  Tensor t;
+  t.shape_ = std::move(shape);
+  t.dtype_ = dtype;
+  t.storage_ = std::move(storage);
   return t;
 }
 

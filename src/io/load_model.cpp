@@ -108,7 +108,7 @@ Model load_h5(const io::H5File& file, const LoadOptions& options) {
     return build(std::move(config), io::keras_major(version), std::move(training), custom, &budget);
   });
   KCPP_CHECK(root.is_group("model_weights"), IOError, "Missing group \"model_weights\" in ", file.name());
-  io::load_legacy_weights(model, root.group("model_weights"));
+  io::load_legacy_weights(model, root.group("model_weights"), {}, options.mmap_weights);
   if (options.compile) {
     io::compile_from_saved_config(model, file.name(), options);
     io::read_optimizer_legacy(model, root, file.name());
@@ -157,9 +157,12 @@ Model load_keras_archive(io::ZipArchive zip, const std::string& name, const Load
     return build(std::move(config), major, training.is_null() ? Json::object() : training, custom, &budget);
   });
   auto wm = zip.member("model.weights.h5");
-  io::H5File weights = io::H5File::open_image(wm.data, wm.size, name + "/model.weights.h5", wm.keepalive,
-                                              limits.allow_libhdf5);
-  io::load_keras3_weights(model, weights.root());
+  io::H5File weights = options.mmap_weights && wm.mapping
+                           ? io::H5File::open_mapped(wm.data, wm.size, name + "/model.weights.h5", wm.mapping,
+                                                     limits.allow_libhdf5)
+                           : io::H5File::open_image(wm.data, wm.size, name + "/model.weights.h5", wm.keepalive,
+                                                    limits.allow_libhdf5);
+  io::load_keras3_weights(model, weights.root(), options.mmap_weights);
   load_assets(model, zip);
   if (options.compile) {
     io::compile_from_saved_config(model, name, options);
@@ -202,8 +205,11 @@ Model io::build_model(Json raw_config, int major, Json training_config, const Cu
 
 Model load_model(const std::string& path, const LoadOptions& options) {
   switch (sniff_file(path)) {
-    case Form::hdf5: return load_h5(io::H5File::open(path, io::H5Driver::automatic, options.limits.allow_libhdf5), options);
-    case Form::zip: return load_keras_archive(io::ZipArchive::open(path), path, options);
+    case Form::hdf5: {
+      const io::H5Driver driver = options.mmap_weights ? io::H5Driver::mapped_views : io::H5Driver::automatic;
+      return load_h5(io::H5File::open(path, driver, options.limits.allow_libhdf5), options);
+    }
+    case Form::zip: return load_keras_archive(io::ZipArchive::open(path, options.mmap_weights), path, options);
     case Form::json:
       KCPP_THROW(IOError, "The file ", path, " holds JSON, not a model: read it with model_from_json, then call load_weights");
     case Form::unknown: break;

@@ -89,7 +89,7 @@ std::vector<char> keras_archive(const Model& m, const std::string& name, KerasDi
   zip.add("metadata.json", metadata.dump());
   zip.add("config.json", io::dump_python_json(config));
   std::vector<char> weights = keras3_weights(m, name + "/model.weights.h5");
-  zip.add("model.weights.h5", weights.data(), weights.size());
+  zip.add("model.weights.h5", weights.data(), weights.size(), 64);  // mappable as views (zip_writer.h)
   return zip.finish();
 }
 

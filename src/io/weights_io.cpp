@@ -1,6 +1,7 @@
 #include "io/weights_io.h"
 
 #include <map>
+#include <iterator>
 
 #include "core/naming.h"
 #include "kerascpp/warnings.h"
@@ -21,6 +22,50 @@ void read_variable(Variable& v, const H5Dataset& ds) {
 }
 
 namespace {
+
+// Fills variables from their datasets: copies, or with share_views makes a variable a view of the
+// mapped file where its dataset allows one, never two variables views of overlapping bytes (a file
+// may name one dataset twice, or a damaged one give two datasets overlapping addresses).
+class VariableReader {
+ public:
+  VariableReader(Model& model, bool share_views) : model_(model), share_views_(share_views) {}
+  VariableReader(const VariableReader&) = delete;
+  VariableReader& operator=(const VariableReader&) = delete;
+  // After the last read: the plans kept the addresses of the storage the shared variables had.
+  void finish() {
+    if (shared_.empty()) return;
+    if (auto* g = dynamic_cast<models::Functional*>(&model_.graph())) g->rebuild_inference_plans();
+  }
+
+  void read(Variable& v, const H5Dataset& ds) {
+    if (share_views_ && ds.shape() == v.shape() && ds.dtype() == v.dtype()) {
+      Tensor view = ds.view();
+      if (view.defined() && view.raw_data() == v.value().raw_data()) return;  // read twice: already this
+      if (view.defined() && claim(view)) {
+        v.share(std::move(view));
+        return;
+      }
+    }
+    read_variable(v, ds);
+  }
+
+ private:
+  // Records the view's bytes unless they overlap bytes shared before.
+  bool claim(const Tensor& view) {
+    const auto lo = reinterpret_cast<uintptr_t>(view.raw_data());
+    const uintptr_t hi = lo + view.nbytes();
+    auto next = shared_.lower_bound(lo);
+    if (next != shared_.end() && next->first < hi) return false;
+    if (next != shared_.begin() && std::prev(next)->second > lo) return false;
+    shared_.emplace(lo, hi);
+    return true;
+  }
+
+  Model& model_;
+  bool share_views_;
+  std::map<uintptr_t, uintptr_t> shared_;  // start -> end of the bytes shared so far
+};
+
 // One model layer's share of a legacy file: its variables, the datasets (or the values converted from
 // another layout, CuDNNLSTM) that go into them.
 struct Planned {
@@ -75,7 +120,7 @@ Planned plan_layer(Layer& layer, size_t k, const std::string& saved_name, const 
 }
 }  // namespace
 
-void load_legacy_weights(Model& model, const H5Group& g, const LoadWeightsOptions& options) {
+void load_legacy_weights(Model& model, const H5Group& g, const LoadWeightsOptions& options, bool share_views) {
   const std::string file = g.file_name();
   KCPP_CHECK(options.by_name || !options.skip_mismatch, ValueError,
              "When calling model.load_weights, skip_mismatch can only be set to True when by_name is True.");
@@ -102,13 +147,15 @@ void load_legacy_weights(Model& model, const H5Group& g, const LoadWeightsOption
                ". Model expected ", layers.size(), " layers with weights, found ", saved.size(), " saved layers.");
     for (size_t k = 0; k < layers.size(); ++k) plan.push_back(plan_layer(*layers[k], k, saved[k].first, saved[k].second, false));
   }
+  VariableReader reader(model, share_views);
   for (auto& p : plan)
     for (size_t i = 0; i < p.vars.size(); ++i) {
       if (p.converted.empty())
-        read_variable(*p.vars[i], p.ds[i]);
+        reader.read(*p.vars[i], p.ds[i]);
       else
         p.vars[i]->assign(p.converted[i]);
     }
+  reader.finish();
 }
 
 namespace {
@@ -177,7 +224,7 @@ void walk_keras3_tree(const Layer& root, const TreeVisitor& visit, const Attribu
   walk(root, "", visit, locate);
 }
 
-void load_keras3_weights(Model& model, const H5Group& root) {
+void load_keras3_weights(Model& model, const H5Group& root, bool share_views) {
   std::vector<Pending> plan;
   // Keras 2.12-2.14 .keras archives name a model's layer list "_layer_checkpoint_dependencies", and
   // tf_keras's name attributes as the object holds them ("_query_dense" where Keras 3 has "query_dense").
@@ -189,7 +236,9 @@ void load_keras3_weights(Model& model, const H5Group& root) {
   };
   walk_keras3_tree(model.graph(), [&](const Layer& l, const std::string& path) { collect(l, root, path, &plan); },
                    locate);
-  for (auto& p : plan) read_variable(*p.var, p.ds);  // everything was checked before anything is read
+  VariableReader reader(model, share_views);
+  for (auto& p : plan) reader.read(*p.var, p.ds);  // everything was checked before anything is read
+  reader.finish();
 }
 
 }  // namespace kerascpp::io

@@ -11,10 +11,14 @@
 
 namespace kerascpp::io {
 
+// share_views (LoadOptions::mmap_weights, for a model just built): each variable whose dataset can be a
+// view of the mapped file (H5Dataset::view) becomes that view instead of a copy, and the model's
+// inference plans are rebuilt.
 // group: the group holding layer_names (the file root of a weights-only .h5, or model_weights).
-void load_legacy_weights(Model& model, const H5Group& group, const LoadWeightsOptions& options = {});
+void load_legacy_weights(Model& model, const H5Group& group, const LoadWeightsOptions& options = {},
+                         bool share_views = false);
 // root: the root of a Keras 3 weights tree (model.weights.h5 or a .weights.h5 file).
-void load_keras3_weights(Model& model, const H5Group& root);
+void load_keras3_weights(Model& model, const H5Group& root, bool share_views = false);
 // Reads one dataset into a variable: same shape required; converts the dtype if it differs.
 void read_variable(Variable& v, const H5Dataset& ds);
 

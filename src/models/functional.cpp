@@ -103,6 +103,20 @@ Functional::Functional(const std::string& class_name, const Json& config, const 
   existing_ = nullptr;
 }
 
+void Functional::rebuild_inference_plans() {
+  std::function<void(const Layer&)> nested = [&](const Layer& layer) {
+    for (Layer* sub : layer.sublayers()) {
+      if (auto* f = dynamic_cast<Functional*>(sub))
+        f->rebuild_inference_plans();
+      else
+        nested(*sub);
+    }
+  };
+  nested(*this);
+  why_not_planned_.clear();
+  inference_plan_ = InferencePlan::compile(*this, &why_not_planned_);
+}
+
 // Keras 3 needs the shape and dtype of every tensor reference in a config; configs converted from
 // Keras 2 have only the reference, so fill them in from the inferred shapes.
 void Functional::complete_tensor_configs() {

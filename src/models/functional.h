@@ -46,6 +46,10 @@ class Functional : public Layer {
   // says why ("layer 'lstm' (LSTM) is not planned").
   const InferencePlan* inference_plan() const { return inference_plan_.get(); }
   const std::string& why_not_planned() const { return why_not_planned_; }
+  // Compiles the inference plans again, this graph's and those of the models nested in it, for a
+  // model no one uses yet whose weights were given new storage (Variable::share): plans keep weight
+  // addresses.
+  void rebuild_inference_plans();
   std::vector<Layer*> sublayers() const override;  // Keras's model.layers
   Json get_config() const override;
 

@@ -118,6 +118,31 @@ def test_seed_load_model_compile_false():
     np.testing.assert_allclose(model.predict(x), y, rtol=1e-5, atol=1e-6)
 
 
+def test_load_model_mmap_maps_weights_and_keeps_the_file_unchanged(tmp_path):
+    x, y = np.load(os.path.join(SEED, "input_0.npy")), np.load(os.path.join(SEED, "output_0.npy"))
+    for form in ("model.h5", "model.keras"):
+        path = str(tmp_path / form)
+        keras.models.load_model(os.path.join(SEED, form)).save(path)  # kerascpp's save aligns the weights
+        with open(path, "rb") as f:
+            before = f.read()
+        if form.endswith(".keras"):  # the aligned weights member (an extra field) reads in Python's zipfile
+            import zipfile
+            with zipfile.ZipFile(path) as z:
+                assert z.testzip() is None
+        model = keras.models.load_model(path, mmap=True)
+        np.testing.assert_allclose(model.predict(x), y, rtol=1e-5, atol=1e-6)
+        with open("/proc/self/maps") as f:
+            assert os.path.realpath(path) in f.read()  # the weights are views of the file
+        kernel = model.weights[0]
+        kernel.value[...] = 0.5  # a writable view: the write copies the page, never the file
+        kernel.mark_updated()
+        assert np.all(K.get_value(kernel) == 0.5)
+        model.fit(x, y, epochs=1, verbose=0)
+        with open(path, "rb") as f:
+            assert f.read() == before
+        np.testing.assert_allclose(keras.models.load_model(path, mmap=True).predict(x), y, rtol=1e-5, atol=1e-6)
+
+
 def test_seed_clear_session_between_loads_keeps_earlier_models_working():
     x, y = np.load(os.path.join(SEED, "input_0.npy")), np.load(os.path.join(SEED, "output_0.npy"))
     models = []

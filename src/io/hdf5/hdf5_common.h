@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kerascpp/dtype.h"
+#include "io/mapping/file_mapping.h"
 #include "kerascpp/error.h"
 
 namespace kerascpp::io::detail {
@@ -71,6 +72,7 @@ struct H5FileState {
   std::string name;   // display name for errors
   uint64_t size = 0;  // bytes on disk / in the image, to refuse implausible shapes in damaged files
   std::shared_ptr<const kh5::File> fast;  // set when kerascpp's reader serves the file, not libhdf5
+  FileMapping::Ptr mapping;  // set when the image lies in a private file mapping
 };
 
 // One open group or dataset. `file` is declared first so that `id` is closed before the file.

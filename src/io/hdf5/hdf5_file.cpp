@@ -13,12 +13,16 @@
 //   200 MB    45 ms      200 ms      46 ms           280 ms
 // One read() of the whole file wins while libhdf5's ~50 small metadata reads dominate; beyond
 // that reading on demand wins because each dataset goes straight into its tensor, while an image
-// costs a second copy and twice the memory. Hence `automatic`: whole_read up to 512 KiB, on_demand
-// above. libhdf5's own CPU time (H5Dopen2 ~14 us, open + close ~100 us) is the floor there, so a
-// file read whole (and any image) goes to kerascpp's reader for Keras's HDF5 subset
-// (keras_h5_reader.h) when it fits that subset: the same Keras load then takes ~20 us instead of
-// ~290 us (tests/cpp/containers/keras_h5_reader_test.cpp, LoadTime). Other files, and large files
-// read on demand, stay with libhdf5.
+// costs a second copy and twice the memory. libhdf5's own CPU time (H5Dopen2 ~14 us, open + close
+// ~100 us) is the floor there, so a file read whole (and any image) goes to kerascpp's reader for
+// Keras's HDF5 subset (keras_h5_reader.h) when it fits that subset: the same Keras load then takes
+// ~20 us instead of ~290 us (tests/cpp/containers/keras_h5_reader_test.cpp, LoadTime).
+// A large file mapped (`mapped`) is an image without the second copy, so kerascpp's reader serves it
+// too, each dataset copied once from the page cache: InceptionResNetV2's 226 MB .h5 then loads in
+// 106 ms instead of 174 ms on_demand (libhdf5's handles and calls were a fifth of it; Python's
+// load_model, model freed between loads), MobileNetV2's 15 MB in 9.2 instead of 20.5 ms. Hence
+// `automatic`: whole_read up to 512 KiB, mapped above. Files outside the subset go to libhdf5 on
+// the mapping.
 #include "io/hdf5/hdf5_file.h"
 
 #include <fcntl.h>
@@ -31,6 +35,7 @@
 #include "io/hdf5/hdf5_common.h"
 #include "io/hdf5/hdf5_driver.h"
 #include "io/hdf5/keras_h5_reader.h"
+#include "io/mapping/file_mapping.h"
 
 namespace kerascpp::io {
 namespace {
@@ -50,6 +55,8 @@ constexpr uint64_t kWholeReadLimit = 512 << 10;
 }
 
 H5File make_file(hid_t fid, std::string name, uint64_t size, std::shared_ptr<const void> keepalive);
+H5File open_in_place(const void* data, size_t size, std::string display_name, std::shared_ptr<const void> keepalive,
+                     bool allow_libhdf5, FileMapping::Ptr mapping);
 
 class Fd {
  public:
@@ -105,8 +112,18 @@ H5File H5File::open(const std::string& path, H5Driver driver, bool allow_libhdf5
   uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size == 0)
     KCPP_THROW(IOError, "Unable to open \"", path, "\" as an HDF5 file: the file is empty");
-  if (driver == H5Driver::automatic)
-    driver = size <= kWholeReadLimit ? H5Driver::whole_read : H5Driver::on_demand;
+  const bool automatic = driver == H5Driver::automatic;
+  if (automatic) driver = size <= kWholeReadLimit ? H5Driver::whole_read : H5Driver::mapped;
+  if (driver == H5Driver::mapped || driver == H5Driver::mapped_views) {
+    FileMapping::Ptr mapping;
+    try {
+      mapping = FileMapping::map(fd.get(), size, path, driver == H5Driver::mapped_views);
+    } catch (const IOError&) {
+      if (automatic && allow_libhdf5) driver = H5Driver::on_demand;  // a file system that cannot map
+      else throw;
+    }
+    if (mapping) return open_mapped(mapping->data(), size, path, mapping, allow_libhdf5);
+  }
 
   if (driver == H5Driver::whole_read || !allow_libhdf5) {
     std::shared_ptr<Storage> buf = Storage::allocate(size);
@@ -131,8 +148,23 @@ H5File H5File::open(const std::string& path, H5Driver driver, bool allow_libhdf5
   return make_file(fid, path, size, nullptr);
 }
 
+H5File H5File::open_mapped(const char* data, size_t size, std::string display_name, FileMapping::Ptr mapping,
+                           bool allow_libhdf5) {
+  KCPP_CHECK(mapping && data >= mapping->data() && size <= mapping->size() &&
+                 static_cast<size_t>(data - mapping->data()) <= mapping->size() - size,
+             ValueError, "H5File::open_mapped: the image of \"", display_name, "\" does not lie in its mapping");
+  return open_in_place(data, size, std::move(display_name), mapping, allow_libhdf5, mapping);
+}
+
 H5File H5File::open_image(const void* data, size_t size, std::string display_name,
                           std::shared_ptr<const void> keepalive, bool allow_libhdf5) {
+  return open_in_place(data, size, std::move(display_name), std::move(keepalive), allow_libhdf5, nullptr);
+}
+
+namespace {
+// An image read in place; `mapping` (the image lies in it) lets kerascpp's reader hand out views.
+H5File open_in_place(const void* data, size_t size, std::string display_name, std::shared_ptr<const void> keepalive,
+                     bool allow_libhdf5, FileMapping::Ptr mapping) {
   if (data == nullptr || size == 0)
     KCPP_THROW(IOError, "Unable to open \"", display_name, "\" as an HDF5 file: it is empty");
   std::string unsupported;  // why kerascpp's reader passes the file to libhdf5
@@ -142,6 +174,7 @@ H5File H5File::open_image(const void* data, size_t size, std::string display_nam
     state->keepalive = std::move(keepalive);
     state->name = std::move(display_name);
     state->size = size;
+    state->mapping = std::move(mapping);
     const detail::kh5::Object* root = &fast->root();
     state->fast = std::move(fast);
     return H5File(std::make_shared<H5Node>(H5Node{state, Hid(), "/", Hid(), root}));
@@ -152,6 +185,7 @@ H5File H5File::open_image(const void* data, size_t size, std::string display_nam
                "(LoadLimits::allow_libhdf5 is false)");
   return detail::open_image_libhdf5(data, size, std::move(display_name), std::move(keepalive));
 }
+}  // namespace
 
 H5File detail::open_image_libhdf5(const void* data, size_t size, std::string display_name,
                                   std::shared_ptr<const void> keepalive) {

@@ -1,8 +1,9 @@
 // Reading HDF5 files: the one interface through which kerascpp reads HDF5 (legacy .h5 models,
 // .weights.h5, the weights member of a .keras archive). Two backends serve it: kerascpp's own
-// reader for the subset of HDF5 that Keras writes (keras_h5_reader.h: files read whole, images),
-// and libhdf5 for every other HDF5 feature and for large files read on demand. The choice is made
-// when the file is opened and is invisible to callers (H5File::backend() tells it).
+// reader for the subset of HDF5 that Keras writes (keras_h5_reader.h: small files read whole, large
+// ones mapped, images), and libhdf5 for every other HDF5 feature (and for files read on demand,
+// H5Driver::on_demand). The choice is made when the file is opened and is invisible to callers
+// (H5File::backend() tells it).
 //
 //   H5File file = H5File::open("model.h5");
 //   std::string config = file.root().attr_string("model_config");
@@ -19,7 +20,7 @@
 // far as it understands the file, refusing damage there (link names, heaps, global heap references);
 // then libhdf5 reads it, which trusts the rest (fuzzing found crashes inside libhdf5 1.10 on damaged
 // files). allow_libhdf5 = false (LoadLimits::allow_libhdf5, for files from untrusted sources) keeps
-// libhdf5 out: every file is read whole by kerascpp's reader, and one outside the subset is refused.
+// libhdf5 out: every file is read (or mapped) whole by kerascpp's reader, and one outside the subset is refused.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "io/mapping/file_mapping.h"
 #include "kerascpp/tensor.h"
 
 namespace kerascpp::io {
@@ -39,10 +41,13 @@ class Hid;
 
 // How H5File::open reads a file from disk (measurements in hdf5_file.cpp).
 enum class H5Driver {
-  automatic,   // whole_read up to 512 KiB, on_demand above
+  automatic,   // whole_read up to 512 KiB, mapped above
   on_demand,   // kerascpp's driver reading with pread as libhdf5 asks: metadata in many small
                // reads, each dataset straight into its tensor
   whole_read,  // one read() into an aligned buffer, then opened in place as an image
+  mapped,      // the file mapped read-only (io/mapping/file_mapping.h) and opened in place as an
+               // image: datasets are copied from the page cache
+  mapped_views,  // mapped private and writable: datasets can also be views (H5Dataset::view)
   sec2,        // libhdf5's POSIX driver and
   core,        // libhdf5's in-memory driver: for comparison only, they do not check heaps
 };
@@ -84,6 +89,12 @@ class H5Dataset : public H5Object {
   // little-endian data goes straight from the file into dst. nbytes must equal this->nbytes().
   void read_into(void* dst, size_t nbytes) const;
   Tensor read() const;
+  // The dataset as a tensor over the file's own bytes, no copy, when it can be one: the file was
+  // opened from a writable private mapping (H5Driver::mapped_views, H5File::open_mapped) and read by kerascpp's
+  // reader, the data is stored contiguous, little-endian in its dtype's own layout (no
+  // conversion) and aligned to its element size. Else an undefined tensor: read() it instead.
+  // Writes to the tensor copy the pages they touch and never reach the file (file_mapping.h).
+  Tensor view() const;
 
  private:
   friend class H5Group;
@@ -123,12 +134,16 @@ class H5File {
   // while the file or anything taken from it is alive: pass `keepalive` to tie them to it.
   static H5File open_image(const void* data, size_t size, std::string display_name,
                            std::shared_ptr<const void> keepalive = {}, bool allow_libhdf5 = true);
+  // An image lying inside a private file mapping (a .keras archive's stored member), which it keeps
+  // alive: its datasets can be views (H5Dataset::view) when the mapping is writable.
+  static H5File open_mapped(const char* data, size_t size, std::string display_name, FileMapping::Ptr mapping,
+                            bool allow_libhdf5 = true);
 
   H5Group root() const { return root_; }
   const std::string& name() const { return root_.file_name(); }
   uint64_t size() const;  // bytes of the file or image
   // "keras-subset" when kerascpp's own reader serves the file (a Keras-style file read whole or an
-  // image), "libhdf5" otherwise (other HDF5 features, large files read on demand).
+  // image), "libhdf5" otherwise (other HDF5 features, files read on demand).
   std::string_view backend() const;
 
   explicit H5File(std::shared_ptr<const detail::H5Node> root) : root_(std::move(root)) {}  // internal

@@ -164,6 +164,20 @@ void H5Dataset::read_into(void* dst, size_t nbytes) const {
     detail::throw_h5<IOError>("Unable to read dataset \"", path(), "\" in \"", file_name(), "\"");
 }
 
+Tensor H5Dataset::view() const {
+  const detail::H5FileState& file = *node_->file;
+  if (!node_->obj || !file.mapping || !file.mapping->writable() || !dtype_ok_) return {};
+  const size_t n = nbytes();
+  if (n == 0) return {};
+  std::string why;
+  const char* p = file.fast->bytes(*node_->obj, n, &why);
+  if (!why.empty()) KCPP_THROW(IOError, "Unable to read dataset \"", path(), "\" in \"", file_name(), "\": ", why);
+  if (!p || reinterpret_cast<uintptr_t>(p) % dtype_size(dtype_) != 0) return {};
+  // The mapping is private and writable: a write copies the page (file_mapping.h).
+  auto storage = Storage::wrap(const_cast<char*>(p), n, file.mapping);
+  return Tensor::from_storage(std::move(storage), shape_, dtype_);
+}
+
 Tensor H5Dataset::read() const {
   size_t n = nbytes();
   // Unfiltered data cannot be larger than its file; refuse before allocating for a damaged header.

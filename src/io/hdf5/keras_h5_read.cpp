@@ -193,12 +193,23 @@ std::string File::read(const Object& d, void* dst, size_t nbytes) const {
     std::memset(dst, 0, nbytes);  // never written: zeros (parse refused any other fill value)
     return "";
   }
+  std::string why = stored_ok(d, nbytes);
+  if (why.empty()) std::memcpy(dst, data_ + d.addr, nbytes);
+  return why;
+}
+
+const char* File::bytes(const Object& d, size_t nbytes, std::string* why) const {
+  if (d.storage != Object::Storage::contiguous) return nullptr;
+  *why = stored_ok(d, nbytes);
+  return why->empty() ? data_ + d.addr : nullptr;
+}
+
+std::string File::stored_ok(const Object& d, size_t nbytes) const {
   if (d.stored < nbytes)
     return concat("it stores ", d.stored, " bytes but its shape needs ", nbytes, " (damaged file?)");
   if (d.addr > size_ || nbytes > size_ - d.addr)
     return concat("its ", nbytes, " bytes at address ", d.addr, " run past the end of the file (", size_,
                   " bytes)");
-  std::memcpy(dst, data_ + d.addr, nbytes);
   return "";
 }
 

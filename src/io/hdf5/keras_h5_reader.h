@@ -106,6 +106,12 @@ class File {
   std::optional<DType> dtype_of(const Object& dataset, std::string* why) const;
   // Copies the dataset's nbytes bytes to dst; "" or why it cannot (damaged file).
   std::string read(const Object& dataset, void* dst, size_t nbytes) const;
+  // Where a contiguous dataset's nbytes bytes lie in the buffer; nullptr when it is not contiguous
+  // (*why empty) or its bytes are not all in the file (*why says so).
+  const char* bytes(const Object& dataset, size_t nbytes, std::string* why) const;
+
+  // "" when the dataset's stored bytes cover nbytes inside the file, else why not.
+  std::string stored_ok(const Object& dataset, size_t nbytes) const;
 
   const char* data_ = nullptr;
   uint64_t size_ = 0;  // the stored end of file (no larger than the buffer)

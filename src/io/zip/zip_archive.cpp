@@ -1,9 +1,5 @@
 #include "io/zip/zip_archive.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -11,6 +7,7 @@
 #include <climits>
 #include <cstring>
 
+#include "io/mapping/file_mapping.h"
 #include "io/zip/zip_format.h"
 #include "kerascpp/error.h"
 #include "kerascpp/tensor.h"
@@ -19,18 +16,6 @@ namespace kerascpp::io {
 namespace {
 
 using namespace zipfmt;
-
-class Mapping {
- public:
-  Mapping(void* addr, size_t size) : addr_(addr), size_(size) {}
-  Mapping(const Mapping&) = delete;
-  Mapping& operator=(const Mapping&) = delete;
-  ~Mapping() { ::munmap(addr_, size_); }
-
- private:
-  void* addr_;
-  size_t size_;
-};
 
 const char* method_name(uint16_t m) {
   switch (m) {
@@ -79,25 +64,11 @@ ZipArchive::ZipArchive(const char* data, size_t size, std::string name,
   parse();
 }
 
-ZipArchive ZipArchive::open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) KCPP_THROW(IOError, "Unable to open \"", path, "\": ", std::strerror(errno));
-  struct stat st;
-  int rc = ::fstat(fd, &st);
-  int err = errno;
-  if (rc != 0 || S_ISDIR(st.st_mode) || st.st_size == 0) {
-    ::close(fd);
-    if (rc != 0) KCPP_THROW(IOError, "Unable to open \"", path, "\": ", std::strerror(err));
-    KCPP_THROW(IOError, "Unable to open \"", path, "\" as a zip archive: ",
-               S_ISDIR(st.st_mode) ? "it is a directory" : "the file is empty");
-  }
-  size_t size = static_cast<size_t>(st.st_size);
-  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  err = errno;
-  ::close(fd);  // the mapping stays valid without the descriptor
-  if (p == MAP_FAILED) KCPP_THROW(IOError, "Unable to map \"", path, "\": ", std::strerror(err));
-  auto mapping = std::make_shared<Mapping>(p, size);
-  return ZipArchive(static_cast<const char*>(p), size, path, std::move(mapping));
+ZipArchive ZipArchive::open(const std::string& path, bool views) {
+  FileMapping::Ptr mapping = FileMapping::open(path, "a zip archive", views);
+  ZipArchive zip(mapping->data(), mapping->size(), path, mapping);
+  zip.mapping_ = std::move(mapping);
+  return zip;
 }
 
 ZipArchive ZipArchive::from_memory(const void* data, size_t size, std::string display_name,
@@ -242,12 +213,12 @@ ZipMember ZipArchive::member(std::string_view member, bool verify_crc) const {
   const char* src = data_of(e);
   ZipMember m;
   if (e.method == kStored) {
-    m = ZipMember{src, static_cast<size_t>(size), keepalive_};
+    m = ZipMember{src, static_cast<size_t>(size), keepalive_, mapping_};
   } else {
     std::shared_ptr<Storage> buf = Storage::allocate(static_cast<size_t>(size));
     if (!inflate_all(src, e.compressed_size, static_cast<char*>(buf->data()), size))
       KCPP_THROW(IOError, "Unable to read member \"", member, "\" of zip archive \"", name_, "\": corrupt DEFLATE data");
-    m = ZipMember{static_cast<const char*>(buf->data()), static_cast<size_t>(size), buf};
+    m = ZipMember{static_cast<const char*>(buf->data()), static_cast<size_t>(size), buf, nullptr};
   }
   if (verify_crc) {
     uint32_t crc = static_cast<uint32_t>(

@@ -2,7 +2,7 @@
 // handed out in place. Keras stores every member uncompressed, so model.weights.h5 is read straight
 // from the memory-mapped archive with no copy; DEFLATE members are inflated into a buffer.
 //
-//   ZipArchive zip = ZipArchive::open("model.keras");            // mmaps the file read-only
+//   ZipArchive zip = ZipArchive::open("model.keras");            // maps the file (FileMapping)
 //   ZipMember config = zip.member("config.json");
 //   std::string json(config.data, config.size);
 //   ZipMember weights = zip.member("model.weights.h5");           // points into the mapping
@@ -23,12 +23,15 @@
 #include <unordered_map>
 #include <vector>
 
+#include "io/mapping/file_mapping.h"
+
 namespace kerascpp::io {
 
 struct ZipMember {
   const char* data = nullptr;
   size_t size = 0;
   std::shared_ptr<const void> keepalive;  // keeps `data` valid
+  FileMapping::Ptr mapping;  // the archive's file mapping when `data` lies in it (a STORED member of open())
 };
 
 // One central-directory entry.
@@ -52,7 +55,9 @@ struct ZipLimits {
 
 class ZipArchive {
  public:
-  static ZipArchive open(const std::string& path);
+  // views: map the file writable (private), so that members' bytes can become weights
+  // (LoadOptions::mmap_weights; ZipMember::mapping).
+  static ZipArchive open(const std::string& path, bool views = false);
   // An archive in memory. The bytes must stay valid while the archive or any member taken from it
   // is alive: pass `keepalive` to tie them to it.
   static ZipArchive from_memory(const void* data, size_t size, std::string display_name,
@@ -81,6 +86,7 @@ class ZipArchive {
   size_t size_;
   std::string name_;
   std::shared_ptr<const void> keepalive_;
+  FileMapping::Ptr mapping_;  // set by open(): keepalive_ is this mapping
   ZipLimits limits_;
   std::vector<ZipEntry> entries_;
   std::unordered_map<std::string, size_t> index_;  // name -> entry (the last one, as Python does)

@@ -17,6 +17,8 @@ constexpr uint32_t kEndSig = 0x06054b50;
 constexpr uint32_t kEnd64Sig = 0x06064b50;
 constexpr uint32_t kEnd64LocatorSig = 0x07064b50;
 constexpr uint16_t kZip64ExtraId = 0x0001;
+// Android zipalign's extra field: a 2-byte alignment, then zeros that pad the member's data to it.
+constexpr uint16_t kAlignExtraId = 0xd935;
 
 constexpr size_t kLocalSize = 30;        // fixed part of a local file header
 constexpr size_t kCentralSize = 46;      // fixed part of a central directory header

@@ -68,7 +68,8 @@ void ZipWriter::emit(const void* data, size_t size) {
   }
 }
 
-void ZipWriter::add(std::string_view name, const void* data, size_t size) {
+void ZipWriter::add(std::string_view name, const void* data, size_t size, size_t align) {
+  KCPP_CHECK(align >= 1 && align <= 4096, ValueError, "Zip member alignment must be 1 to 4096, not ", align);
   KCPP_CHECK(!finished_, ValueError, "Unable to add \"", name, "\" to zip archive \"", name_,
              "\": the archive is already finished");
   KCPP_CHECK(!name.empty() && name.size() <= 0xffff, ValueError, "Invalid zip member name of ",
@@ -93,6 +94,7 @@ void ZipWriter::add(std::string_view name, const void* data, size_t size) {
   put32(&h, zip64 ? 0xffffffffu : static_cast<uint32_t>(size));  // compressed size
   put32(&h, zip64 ? 0xffffffffu : static_cast<uint32_t>(size));
   put16(&h, static_cast<uint16_t>(name.size()));
+  const size_t extra_at = h.size();
   put16(&h, zip64 ? 20 : 0);
   h.insert(h.end(), name.begin(), name.end());
   if (zip64) {
@@ -100,6 +102,17 @@ void ZipWriter::add(std::string_view name, const void* data, size_t size) {
     put16(&h, 16);
     put64(&h, size);
     put64(&h, size);
+  }
+  if (align > 1) {
+    constexpr size_t kAlignExtra = 6;  // id, size, the alignment
+    const size_t pad = (align - (written_ + h.size() + kAlignExtra) % align) % align;
+    put16(&h, kAlignExtraId);
+    put16(&h, static_cast<uint16_t>(2 + pad));
+    put16(&h, static_cast<uint16_t>(align));
+    h.insert(h.end(), pad, '\0');
+    const size_t extra = (zip64 ? 20 : 0) + kAlignExtra + pad;
+    h[extra_at] = static_cast<char>(extra & 0xff);
+    h[extra_at + 1] = static_cast<char>(extra >> 8);
   }
   emit(h);
   if (size > 0) emit(data, size);

@@ -1,6 +1,7 @@
 // Writing zip archives the way Keras's zipfile.ZipFile(f, "w") does: every member STORED, with its
 // CRC-32 and a DOS timestamp, ZIP64 records only where a size or offset needs them (Python's
-// rule: over 2**31 - 1). Python's zipfile and ZipArchive read the output.
+// rule: over 2**31 - 1). Python's zipfile and ZipArchive read the output. kerascpp's .keras saves
+// align model.weights.h5 to 64 bytes (add's `align`), which Keras's do not.
 //
 //   ZipWriter zip;                                  // in memory
 //   zip.add("metadata.json", metadata);
@@ -34,7 +35,10 @@ class ZipWriter {
   // Writes to an open file descriptor as members are added; finish() writes the directory.
   static ZipWriter to_fd(int fd, std::string display_name, Options options = {});
 
-  void add(std::string_view name, const void* data, size_t size);
+  // align > 1 pads the local header (an extra field, as Android's zipalign writes) so that the data
+  // starts at a multiple of `align` in the archive: a weights member whose floats are aligned can be
+  // mapped as views (LoadOptions::mmap_weights). Readers skip the field.
+  void add(std::string_view name, const void* data, size_t size, size_t align = 1);
   void add(std::string_view name, std::string_view bytes) { add(name, bytes.data(), bytes.size()); }
   // Writes the central directory and end records. In memory: returns the archive; with a file
   // descriptor: returns {}. The writer accepts nothing afterwards.

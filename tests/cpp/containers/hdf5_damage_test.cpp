@@ -124,7 +124,7 @@ TEST(H5Damage, ZeroedGlobalHeapIsAnErrorNotAHang) {
   H5Writer w = H5Writer::create(temp_path("heap.h5"));
   w.root().write_attr_string("model_config", big_config, H5StringType::vlen_ascii);
   w.root().write_attr_string("backend", "tensorflow");
-  w.root().write_dataset("weights", Tensor::zeros({400, 400}));  // 640 KB: read on demand
+  w.root().write_dataset("weights", Tensor::zeros({400, 400}));  // 640 KB: mapped
   w.finish();
   std::vector<char> good = read_bytes(temp_path("heap.h5"));
   EXPECT_EQ(H5File::open(temp_path("heap.h5")).root().attr_string("model_config"), big_config);
@@ -133,7 +133,8 @@ TEST(H5Damage, ZeroedGlobalHeapIsAnErrorNotAHang) {
   std::vector<char> bad = good;
   std::fill(bad.begin() + heap + 16, bad.begin() + heap + 32, 0);  // the first object's header
   write_bytes(temp_path("heap_bad.h5"), bad);
-  for (H5Driver d : {H5Driver::automatic, H5Driver::on_demand, H5Driver::whole_read}) {
+  for (H5Driver d : {H5Driver::automatic, H5Driver::on_demand, H5Driver::whole_read, H5Driver::mapped,
+                     H5Driver::mapped_views}) {
     H5File f = H5File::open(temp_path("heap_bad.h5"), d);
     std::string msg = error_of<IOError>([&] { f.root().attr_string("model_config"); });
     EXPECT_NE(msg.find("damaged global heap collection"), std::string::npos) << msg;

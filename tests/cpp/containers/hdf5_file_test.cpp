@@ -51,10 +51,16 @@ TEST(H5File, ReadsAKeras3LegacyModel) {
 TEST(H5File, EveryDriverReadsTheSame) {
   std::vector<float> want = values<float>(
       H5File::open(fixture("keras3_mlp.h5")).root().dataset("model_weights/dense_1/sequential/dense_1/kernel"));
-  for (H5Driver d : {H5Driver::sec2, H5Driver::core, H5Driver::whole_read}) {
+  for (H5Driver d : {H5Driver::sec2, H5Driver::core, H5Driver::whole_read, H5Driver::mapped, H5Driver::mapped_views}) {
     H5File f = H5File::open(fixture("keras3_mlp.h5"), d);
-    EXPECT_EQ(values<float>(f.root().dataset("model_weights/dense_1/sequential/dense_1/kernel")), want);
+    H5Dataset kernel = f.root().dataset("model_weights/dense_1/sequential/dense_1/kernel");
+    EXPECT_EQ(values<float>(kernel), want);
     EXPECT_EQ(f.root().attr_string("backend"), "tensorflow");
+    // Only a writable private mapping hands out views; they hold the same values.
+    Tensor view = kernel.view();
+    EXPECT_EQ(view.defined(), d == H5Driver::mapped_views);
+    if (view.defined())
+      EXPECT_EQ(std::vector<float>(view.data<float>(), view.data<float>() + view.size()), want);
   }
 }
 

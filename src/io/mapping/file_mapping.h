@@ -1,0 +1,47 @@
+// A whole file mapped into memory, private: how large model files are read without a copy.
+//
+//   FileMapping::Ptr m = FileMapping::open("model.h5");   // IOError naming the file on failure
+//   H5File h5 = H5File::open_image(m->data(), m->size(), "model.h5", m);
+//
+// The mapping is MAP_PRIVATE, read-only unless asked `writable`: then a write through it copies
+// that page for this process and never reaches the file (weights mapped by
+// LoadOptions::mmap_weights train this way; MAP_NORESERVE, so the file's size is not charged to
+// the commit limit up front). Pages not written yet are the page cache's: they cost no memory of
+// their own and are shared with every other process that maps or reads the file. If another
+// process overwrites the file in place, those pages show the new bytes; if it truncates the file,
+// touching a lost page raises SIGBUS. Hence only loads whose result keeps no view of the file
+// (every load but mmap_weights) map without the caller asking, and they drop the mapping before
+// they return; a file truncated by another process during such a load (a writer saving in place
+// over it) can still kill the loading process with SIGBUS instead of an IOError.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace kerascpp::io {
+
+class FileMapping {
+ public:
+  using Ptr = std::shared_ptr<const FileMapping>;
+  // Maps the file at `path`. IOError for a missing, unreadable or empty file and for a directory.
+  // `what` names the kind of file in those errors ("an HDF5 file", "a zip archive").
+  static Ptr open(const std::string& path, const char* what, bool writable = false);
+  // Maps `size` bytes of the open descriptor `fd` (the caller keeps and closes it).
+  static Ptr map(int fd, size_t size, const std::string& path, bool writable = false);
+  ~FileMapping();
+  FileMapping(const FileMapping&) = delete;
+  FileMapping& operator=(const FileMapping&) = delete;
+
+  char* data() const { return data_; }
+  size_t size() const { return size_; }
+  bool writable() const { return writable_; }
+
+ private:
+  FileMapping(char* data, size_t size, bool writable) : data_(data), size_(size), writable_(writable) {}
+  char* data_;
+  size_t size_;
+  bool writable_;
+};
+
+}  // namespace kerascpp::io
