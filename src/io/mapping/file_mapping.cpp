@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "kerascpp/error.h"
 
@@ -25,7 +27,8 @@ FileMapping::Ptr FileMapping::open(const std::string& path, const char* what, bo
                S_ISDIR(st.st_mode) ? "it is a directory" : "the file is empty");
   }
   try {
-    Ptr m = map(fd, static_cast<size_t>(st.st_size), path, writable);
+    const size_t size = static_cast<size_t>(st.st_size);
+    Ptr m = size <= kReadLimit && !writable ? read(fd, size, path) : map(fd, size, path, writable);
     ::close(fd);  // the mapping stays valid without the descriptor
     return m;
   } catch (...) {
@@ -38,9 +41,30 @@ FileMapping::Ptr FileMapping::map(int fd, size_t size, const std::string& path, 
   void* p = ::mmap(nullptr, size, writable ? PROT_READ | PROT_WRITE : PROT_READ,
                    writable ? MAP_PRIVATE | MAP_NORESERVE : MAP_PRIVATE, fd, 0);
   if (p == MAP_FAILED) KCPP_THROW(IOError, "Unable to map \"", path, "\": ", std::strerror(errno));
-  return Ptr(new FileMapping(static_cast<char*>(p), size, writable));
+  return Ptr(new FileMapping(static_cast<char*>(p), size, writable, true));
 }
 
-FileMapping::~FileMapping() { ::munmap(data_, size_); }
+FileMapping::Ptr FileMapping::read(int fd, size_t size, const std::string& path) {
+  char* p = static_cast<char*>(std::aligned_alloc(64, (size + 63) / 64 * 64));
+  if (!p) throw std::bad_alloc();
+  Ptr m(new FileMapping(p, size, true, false));
+  for (size_t done = 0; done < size;) {
+    ssize_t n = ::pread(fd, p + done, size - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) KCPP_THROW(IOError, "Unable to read \"", path, "\": ", std::strerror(errno));
+    if (n == 0)
+      KCPP_THROW(IOError, "Unable to read \"", path, "\": the file shrank while being read (", done, " of ", size,
+                 " bytes)");
+    done += static_cast<size_t>(n);
+  }
+  return m;
+}
+
+FileMapping::~FileMapping() {
+  if (mapped_)
+    ::munmap(data_, size_);
+  else
+    std::free(data_);
+}
 
 }  // namespace kerascpp::io
