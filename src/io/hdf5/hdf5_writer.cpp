@@ -190,6 +190,10 @@ H5Writer H5Writer::create_in_memory(std::string display_name) {
   st->in_memory = true;
   Hid fapl(H5Pcreate(H5P_FILE_ACCESS));
   H5Pset_fapl_core(fapl.get(), 1 << 16, /*backing_store=*/false);
+  // Every dataset at a multiple of 64 bytes (h5py places them wherever the last object ended), so
+  // that a weight can be a view of the mapped file (LoadOptions::mmap_weights) whatever its dtype and
+  // those before it.
+  H5Pset_alignment(fapl.get(), 4, 64);
   // The core driver identifies open files by name: every in-memory file gets a unique one.
   std::string name = "kerascpp-memory-" + std::to_string(g_memory_count.fetch_add(1));
   st->file = Hid(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()));

@@ -13,6 +13,8 @@
 #include <sstream>
 
 #include "../test_paths.h"
+#include "io/hdf5/hdf5_file.h"
+#include "io/hdf5/hdf5_writer.h"
 #include "io/npy/npy.h"
 #include "io/zip/zip_archive.h"
 #include "io/zip/zip_writer.h"
@@ -145,6 +147,44 @@ TEST(MmapWeights, OwnSavesMapEveryWeightAndPlansAreRebuilt) {
       EXPECT_TRUE(in_mapping_of(nullptr, path));
     }
     EXPECT_FALSE(in_mapping_of(nullptr, path));  // released with the last weight
+  }
+}
+
+// kerascpp's saves place every dataset at a multiple of 64 bytes, so every weight of a file it wrote
+// maps, whatever the dtypes of the weights before it (int64 lookup tables, float32 statistics).
+TEST(MmapWeights, EveryWeightOfOwnSavesMaps) {
+  for (const char* rel : {"numeric_preprocessing/keras3", "adapted_integer_lookup/keras3", "seq_embedding_lstm_gru/keras3",
+                          "all_layers_normalization/keras3"}) {
+    const std::string dir = testing::fixture(rel);
+    Model m = load_model(dir + "/model.keras");
+    for (const char* ext : {".keras", ".h5"}) {
+      SCOPED_TRACE(std::string(rel) + ext);
+      const std::string path = testing::temp_path(std::string("mmap_own") + ext);
+      m.save(path);
+      Model mapped = load_model(path, {.mmap_weights = true});
+      EXPECT_EQ(mapped_weights(mapped, path), mapped.weights().size());
+      expect_same_model(mapped, m, fixture_inputs(dir));
+    }
+  }
+}
+
+// The writer behind kerascpp's saves: a float32 dataset after a 3-byte one still starts at a
+// multiple of 64 bytes, so it maps.
+TEST(MmapWeights, WriterAlignsEveryDataset) {
+  io::H5Writer w = io::H5Writer::create_in_memory("aligned.h5");
+  Tensor odd = Tensor::zeros({3}, DType::uint8);
+  w.root().write_dataset("a", odd);
+  w.root().write_dataset("b", ramp({5, 7}));
+  w.root().write_dataset("c", Tensor::zeros({1}, DType::uint8));
+  w.root().write_dataset("d", ramp({3}));
+  const std::string path = testing::temp_path("mmap_aligned.h5");
+  write_bytes(path, w.finish());
+  io::H5File f = io::H5File::open(path, io::H5Driver::mapped_views);
+  for (const char* name : {"b", "d"}) {
+    Tensor view = f.root().dataset(name).view();
+    ASSERT_TRUE(view.defined()) << name;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(view.raw_data()) % 64, 0u) << name;
+    EXPECT_TRUE(same_bytes(view, f.root().dataset(name).read())) << name;
   }
 }
 
