@@ -46,6 +46,8 @@ class RnnStates {
     return it == by_layer_.end() ? none : it->second;
   }
   void store(const Layer* layer, std::vector<Tensor> states) { by_layer_[layer] = std::move(states); }
+  // The stored states of a layer, to update in place (empty before its first call).
+  std::vector<Tensor>& slot(const Layer* layer) { return by_layer_[layer]; }
 
  private:
   std::map<const Layer*, std::vector<Tensor>> by_layer_;

@@ -42,6 +42,7 @@ class Storage {
   Storage& operator=(const Storage&) = delete;
   void* data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
+  bool owns_bytes() const { return owner_ == nullptr; }  // false for wrap()
 
  private:
   Storage(void* data, size_t nbytes, bool mapped) : data_(data), nbytes_(nbytes), mapped_(mapped) {}

@@ -86,10 +86,15 @@ dnnl::primitive_attr user_scratchpad() {
   return attr;
 }
 
-// oneDNN here runs on OpenMP (libgomp). Its thread count is a per-thread setting (an ICV), so a
-// plan can run one call on the calling thread alone without touching any other thread.
+// oneDNN here runs on OpenMP (Debian's: libgomp). Its thread count is a per-thread setting (an ICV),
+// so a plan can run one call on the calling thread alone without touching any other thread.
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
 extern "C" int omp_get_max_threads(void);
 extern "C" void omp_set_num_threads(int);
+#else
+int omp_get_max_threads() { return 0; }  // another runtime: small plans run as oneDNN decides
+void omp_set_num_threads(int) {}
+#endif
 
 // Work (multiply-adds, or window reads for a pooling) under which a plan runs on the calling thread
 // alone, made and run so: OpenMP's fork and join costs more than the second thread saves there.

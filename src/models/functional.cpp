@@ -379,7 +379,7 @@ std::vector<Shape> Functional::compute_output_shape(const std::vector<Shape>& in
 }
 
 std::vector<Tensor> Functional::call(const std::vector<Tensor>& inputs, const CallContext& ctx) const {
-  if (inference_plan_ && inference_plan_->takes(inputs, ctx)) return inference_plan_->run(inputs);
+  if (inference_plan_ && inference_plan_->takes(inputs, ctx)) return inference_plan_->run(inputs, ctx.rnn_states);
   return call_graph(inputs, ctx);
 }
 

@@ -8,6 +8,7 @@
 
 #include "layers/plan_parts.h"
 #include "models/functional.h"
+#include "ops/tape.h"
 
 namespace kerascpp::models {
 
@@ -19,6 +20,7 @@ struct InferencePlan::Workspace {
   std::shared_ptr<Storage> memory;
   std::vector<float*> at;          // per value
   std::vector<const float*> args;  // one step's inputs
+  std::vector<float*> states;      // a stateful step's state blocks for the chunk
   // The scratch the steps need for chunks of `chunk` rows and a last one of `rest` (which depends on
   // those sizes only), kept for the next call of the same sizes.
   int64_t chunk = -1, rest = -1, scratch = 0;
@@ -58,8 +60,16 @@ std::unique_ptr<InferencePlan> InferencePlan::compile(const Functional& g, std::
     Step& s = plan->steps_[step_of[v]];
     return s.output == v && uses[{s.node, 0}] == 1 ? &s : nullptr;
   };
+  // A graph whose inputs fix the batch (Keras's batch_shape, which stateful RNN layers need) has it in
+  // every value: its rows are that many samples.
+  for (const Functional::Ref& r : g.inputs_) {
+    const Shape& s = g.nodes_[r.node].output_shapes.at(0);
+    const int64_t b = s.empty() ? -1 : s[0];
+    if (&r == &g.inputs_[0]) plan->fixed_batch_ = b;
+    if (b != plan->fixed_batch_ || b == 0) plan->fixed_batch_ = -1;
+  }
   auto add_value = [&](const Shape& shape, int node) -> int {
-    if (shape.size() < 2 || shape[0] >= 0) {
+    if (shape.size() < 2 || (shape[0] >= 0 && shape[0] != plan->fixed_batch_)) {
       *why = "a tensor of shape " + shape_str(shape) + " has no free batch axis and sample axes (" +
              (shape.empty() ? std::string("a scalar") : "rank " + std::to_string(shape.size())) + ")";
       return -1;
@@ -119,6 +129,8 @@ std::unique_ptr<InferencePlan> InferencePlan::compile(const Functional& g, std::
     if (step.output < 0) return refuse(which + ": " + *why);
     step.node = id;
     step_of[step.output] = static_cast<int>(plan->steps_.size());
+    if (const Layer* owner = step.kernel->state_layer())
+      plan->stateful_steps_.push_back({owner, step.kernel->state_widths()});
     plan->steps_.push_back(std::move(step));
   }
   for (const Functional::Ref& r : g.outputs_) {
@@ -225,6 +237,7 @@ void InferencePlan::place() {
 
 bool InferencePlan::takes(const std::vector<Tensor>& inputs, const CallContext& ctx) const {
   if (ctx.training || ctx.updates || ctx.losses || ctx.options || inputs.size() != inputs_.size()) return false;
+  if (ops::active_recorder() != nullptr) return false;  // a GradientTape records the interpreter's ops
   if (ctx.masks)
     for (const Tensor& m : *ctx.masks)
       if (m.defined()) return false;
@@ -235,6 +248,18 @@ bool InferencePlan::takes(const std::vector<Tensor>& inputs, const CallContext& 
     if (t.dim(0) < 1 || t.dim(0) != inputs[0].dim(0)) return false;
     if (!std::equal(want.begin() + 1, want.end(), t.shape().begin() + 1)) return false;
   }
+  if (fixed_batch_ >= 0 && inputs[0].dim(0) != fixed_batch_) return false;
+  if (stateful_steps_.empty()) return true;
+  if (!ctx.rnn_states) return false;
+  for (const StatefulStep& s : stateful_steps_) {  // states kept from a call of another batch: the layer's error
+    const std::vector<Tensor>& kept = ctx.rnn_states->of(s.layer);
+    if (kept.empty()) continue;
+    if (kept.size() != s.widths.size()) return false;
+    for (size_t i = 0; i < kept.size(); ++i)
+      if (kept[i].dtype() != DType::float32 || kept[i].rank() != 2 || kept[i].dim(0) != inputs[0].dim(0) ||
+          kept[i].dim(1) != s.widths[i])
+        return false;
+  }
   return true;
 }
 
@@ -244,14 +269,28 @@ Shape InferencePlan::output_shape(size_t j, int64_t rows) const {
   return shape;
 }
 
-std::vector<Tensor> InferencePlan::run(const std::vector<Tensor>& inputs) const {
+std::vector<Tensor> InferencePlan::run(const std::vector<Tensor>& inputs, RnnStates* states) const {
   std::vector<Tensor> outputs(outputs_.size());
   for (size_t j = 0; j < outputs_.size(); ++j) outputs[j] = Tensor::empty(output_shape(j, inputs[0].dim(0)));
-  run_into(inputs, outputs);
+  run_into(inputs, outputs, states);
   return outputs;
 }
 
-void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) const {
+// The states of a stateful step for a call of `rows`, in `states`: those kept (zeros at first), made
+// the caller's own copies unless only `states` holds them, so that the step can update them in place.
+void InferencePlan::prepare_states(const StatefulStep& s, int64_t rows, RnnStates& states) const {
+  std::vector<Tensor>& kept = states.slot(s.layer);
+  if (kept.empty())
+    for (int64_t w : s.widths) kept.push_back(Tensor::zeros({rows, w}));
+  for (Tensor& t : kept)  // only bytes of their own that no one else holds are updated in place
+    if (t.storage().use_count() != 1 || t.raw_data() != t.storage()->data() || !t.storage()->owns_bytes())
+      t = t.copy();
+}
+
+void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+                             RnnStates* states) const {
+  KCPP_ASSERT(stateful_steps_.empty() || states != nullptr);
+  KCPP_ASSERT(fixed_batch_ < 0 || inputs[0].dim(0) == fixed_batch_);
   const int64_t rows = inputs[0].dim(0);
   KCPP_ASSERT(outputs.size() == outputs_.size());
   for (size_t j = 0; j < outputs.size(); ++j) {  // output_shape(j, rows), compared without building it
@@ -278,6 +317,8 @@ void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vecto
       plan->idle_.push_back(std::move(ws));
     }
   } give_back{this, ws};
+  if (states)
+    for (const StatefulStep& s : stateful_steps_) prepare_states(s, rows, *states);
   // Rows in chunks whose values fit kChunkBytes (every step computes each row on its own), so that a
   // large batch of big samples runs in cache and in a small workspace.
   const int64_t chunk = chunk_rows(rows), rest = rows % chunk;
@@ -305,6 +346,12 @@ void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vecto
       if (step.kernel->is_view()) continue;
       ws->args.clear();
       for (int v : step.inputs) ws->args.push_back(ws->at[v]);
+      if (const Layer* layer = states ? step.kernel->state_layer() : nullptr) {
+        ws->states.clear();
+        for (Tensor& t : states->slot(layer)) ws->states.push_back(t.data<float>() + start * t.dim(1));
+        step.kernel->run_stateful(ws->args.data(), ws->at[step.output], n, scratch, ws->states.data());
+        continue;
+      }
       step.kernel->run(ws->args.data(), ws->at[step.output], n, scratch);
     }
     for (size_t j = 0; j < outputs_.size(); ++j)

@@ -24,10 +24,13 @@
 // as oneDNN post-ops): then exact() is false and results move by round-off.
 //
 // A graph is planned only when every call in it is one the plan takes (plan_steps.cpp lists them) and
-// nothing in it depends on the call (fixed training=, masks, options); why one is not is kept.
+// nothing in it depends on the call (fixed training=, masks, options); why one is not is kept. A graph
+// whose inputs fix the batch (Keras's batch_shape) is planned for that batch. Stateful recurrent
+// layers (plan_recurrent_steps.cpp) keep their states in the caller's RnnStates, as interpreted: the
+// plan hands a step its states and they hold the final ones after the call.
 //
 //   std::string why;
-//   auto plan = InferencePlan::compile(graph, &why);   // null: "layer 'lstm' (LSTM) is not planned"
+//   auto plan = InferencePlan::compile(graph, &why);   // null: "layer 'embedding' (Embedding) is not planned"
 //   if (plan && plan->takes(inputs, ctx)) outputs = plan->run(inputs);
 #pragma once
 
@@ -65,6 +68,16 @@ class PlanStep {
   // are then that value, then its own.
   virtual bool absorb(const Layer& /*next*/) { return false; }
   virtual bool absorb_add(float /*scale*/) { return false; }
+
+  // A stateful recurrent layer's step: the layer whose states the caller's RnnStates keep (else
+  // null), their widths per row, and the run that starts from them and leaves the final ones there
+  // (states: one (rows, width) block per state). run() then is the same from zeros.
+  virtual const Layer* state_layer() const { return nullptr; }
+  virtual std::vector<int64_t> state_widths() const { return {}; }
+  virtual void run_stateful(const float* const* in, float* out, int64_t rows, float* scratch,
+                            float* const* states) const {
+    run(in, out, rows, scratch);
+  }
 };
 
 // The step for one call of `layer` (plan_steps.cpp): input and output shapes with the batch first
@@ -76,18 +89,26 @@ class InferencePlan {
  public:
   // A call whose values pass this many bytes runs in chunks of rows that fit it (at least one row).
   static constexpr size_t kChunkBytes = size_t{8} << 20;
-  // The plan of a graph, or null with the reason in `why` ("layer 'lstm' (LSTM) is not planned").
+  // The plan of a graph, or null with the reason in `why` ("layer 'embedding' (Embedding) is not planned").
   static std::unique_ptr<InferencePlan> compile(const Functional& graph, std::string* why);
   ~InferencePlan();
 
-  // Whether this call can run on the plan: inference without masks, options or state, float32 inputs
-  // of the graph's shapes with one batch size >= 1. Otherwise the graph interprets it.
+  // Whether this call can run on the plan: inference without masks or options, float32 inputs of the
+  // graph's shapes with one batch size >= 1 (the graph's, when its inputs fix it), and for a graph with
+  // stateful recurrent layers the caller's RnnStates, empty or holding states of that batch.
+  // Otherwise the graph interprets it (and refuses what it refuses).
   bool takes(const std::vector<Tensor>& inputs, const CallContext& ctx) const;
-  // Runs a call that takes() accepted; returns the graph's outputs, freshly allocated.
-  std::vector<Tensor> run(const std::vector<Tensor>& inputs) const;
+  // Runs a call that takes() accepted; returns the graph's outputs, freshly allocated. `states`: the
+  // caller's (ctx.rnn_states) for stateful layers, read and left holding their final states: updated
+  // in place when only `states` holds them, else replaced (a tensor the caller took keeps its values).
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, RnnStates* states = nullptr) const;
   // The same into the caller's float32 tensors of output_shape(j, rows) (views of a bigger output,
   // for predict's batches); they must not overlap the inputs.
-  void run_into(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) const;
+  void run_into(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+                RnnStates* states = nullptr) const;
+  bool stateful() const { return !stateful_steps_.empty(); }
+  // The batch the graph's inputs fix (Keras's batch_shape), or -1: the plan takes only that many rows.
+  int64_t fixed_batch() const { return fixed_batch_; }
   Shape output_shape(size_t j, int64_t rows) const;
   // How many rows a call of `rows` runs at a time: all of them, unless their values pass kChunkBytes
   // (ResNet50's are 7 MB per sample). Each row is computed on its own, so a chunked call gives what
@@ -110,7 +131,7 @@ class InferencePlan {
   // Where a value's memory is: a graph input, a graph output, or the workspace (offset per row).
   enum class Where { input, output, workspace };
   struct Value {
-    Shape shape;  // batch first (-1)
+    Shape shape;  // batch first (-1, or the fixed batch)
     int64_t width = 0;
     Where where = Where::workspace;
     int64_t index = 0;  // input / output number, or the offset per row in the workspace
@@ -123,16 +144,23 @@ class InferencePlan {
     int node = -1;  // the graph node whose output `output` is (the last one absorbed)
   };
   struct Workspace;
+  struct StatefulStep {
+    const Layer* layer;           // its state_layer()
+    std::vector<int64_t> widths;  // its state_widths()
+  };
   InferencePlan() = default;
   void place();
   template <typename SoleProducer>
   int fuse(const Layer& layer, const Shape& output, const std::vector<int>& inputs, int id,
            const std::vector<int>& step_of, SoleProducer sole_producer);
   int64_t scratch_floats(int64_t rows) const;
+  void prepare_states(const StatefulStep& s, int64_t rows, RnnStates& states) const;
 
   std::vector<Value> values_;
   std::vector<Step> steps_;
   std::vector<int> inputs_, outputs_;  // value ids of the graph's inputs and outputs
+  std::vector<StatefulStep> stateful_steps_;
+  int64_t fixed_batch_ = -1;            // the batch every value has when the graph's inputs fix it
   std::vector<char> copy_output_;      // per output: copied at the end (a view or a repeated value)
   int64_t floats_per_row_ = 0;
   size_t fused_ = 0;

@@ -151,7 +151,9 @@ std::vector<Tensor> Model::predict_with(const std::vector<Tensor>& inputs, int64
   }
   if (n <= batch_size) return call_with(inputs, {}, states);
   // A planned model writes each batch's outputs into its rows of one output (no concatenation).
-  if (const models::InferencePlan* plan = states ? nullptr : graph_->inference_plan()) {
+  const models::InferencePlan* plan = states ? nullptr : graph_->inference_plan();
+  if (plan && plan->fixed_batch() >= 0) plan = nullptr;  // batches of another size: the graph's error
+  if (plan) {
     std::vector<Tensor> in;
     for (const Tensor& t : inputs) in.push_back(models::float32_input(t, integer_ids_, name()));
     if (plan->takes(in, CallContext{})) {

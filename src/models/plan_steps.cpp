@@ -18,6 +18,7 @@
 #include "models/inference_plan.h"
 #include "models/plan_conv_steps.h"
 #include "models/plan_fold.h"
+#include "models/plan_recurrent_steps.h"
 
 namespace kerascpp::models {
 namespace {
@@ -83,8 +84,9 @@ class DenseStep : public PlanStep {
     return f;
   }
 
-  // The variables' storage never moves (Variable::assign copies into it), so their data are read
-  // through pointers taken once; parts_ keeps the variables alive.
+  // The variables' storage never moves once the model is in use (Variable::assign copies into it; a
+  // load that shares weights with the file rebuilds the plan), so their data are read through
+  // pointers taken once; parts_ keeps the variables alive.
   layers::DenseParts parts_;
   const float *kernel_, *bias_;
   int64_t k_, n_, rows_per_sample_;
@@ -277,6 +279,8 @@ std::unique_ptr<PlanStep> make_plan_step(const Layer& layer, const std::vector<S
   const Shape& x = inputs[0];
   why->clear();
   if (auto spatial = make_spatial_plan_step(layer, x, output, why)) return spatial;
+  if (!why->empty()) return nullptr;
+  if (auto recurrent = make_recurrent_plan_step(layer, x, output, why)) return recurrent;
   if (!why->empty()) return nullptr;
   if (is_inference_view(layer, x, output)) {
     if (width_of(x) != width_of(output)) return refuse("changes the size of a sample");

@@ -45,9 +45,12 @@ FileMapping::Ptr FileMapping::map(int fd, size_t size, const std::string& path, 
 }
 
 FileMapping::Ptr FileMapping::read(int fd, size_t size, const std::string& path) {
-  char* p = static_cast<char*>(std::aligned_alloc(64, (size + 63) / 64 * 64));
-  if (!p) throw std::bad_alloc();
+  std::unique_ptr<char, decltype(&std::free)> bytes(static_cast<char*>(std::aligned_alloc(64, (size + 63) / 64 * 64)),
+                                                    &std::free);
+  if (!bytes) throw std::bad_alloc();
+  char* p = bytes.get();
   Ptr m(new FileMapping(p, size, true, false));
+  bytes.release();  // m frees it now
   for (size_t done = 0; done < size;) {
     ssize_t n = ::pread(fd, p + done, size - done, static_cast<off_t>(done));
     if (n < 0 && errno == EINTR) continue;

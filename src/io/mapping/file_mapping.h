@@ -3,7 +3,8 @@
 //   FileMapping::Ptr m = FileMapping::open("model.h5");   // IOError naming the file on failure
 //   H5File h5 = H5File::open_image(m->data(), m->size(), "model.h5", m);
 //
-// The mapping is MAP_PRIVATE, read-only unless asked `writable`: then a write through it copies
+// A small read-only file is read into memory of its own instead (open, kReadLimit). A mapping is
+// MAP_PRIVATE, read-only unless asked `writable`: then a write through it copies
 // that page for this process and never reaches the file (weights mapped by
 // LoadOptions::mmap_weights train this way; MAP_NORESERVE, so the file's size is not charged to
 // the commit limit up front). Pages not written yet are the page cache's: they cost no memory of

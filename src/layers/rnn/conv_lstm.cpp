@@ -44,6 +44,7 @@ Json cell_config(const Json& layer, const std::string& cls) {
 
 class ConvLstmCell : public RnnCell {
  public:
+  bool fast_project(const float*, float*, int64_t) const override { return false; }  // a convolution
   ConvLstmCell(const Json& layer, const std::string& cls, int rank)
       : RnnCell(cell_config(layer, cls), "ConvLSTMCell", 4), s_(layer, cls, rank, true) {
     auto above_one = [](const std::vector<int64_t>& v) { return std::any_of(v.begin(), v.end(), [](int64_t d) { return d > 1; }); };

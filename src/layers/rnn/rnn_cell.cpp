@@ -189,6 +189,21 @@ Tensor RnnCell::project(const Tensor& x) const {
   return use_bias_ ? ops::bias_add(xp, bias_->value()) : xp;
 }
 
+bool RnnCell::fast_project(const float* x, float* xp, int64_t rows) const {
+  // A GRU's (2, 3 units) bias starts with its input bias, the row its project() adds.
+  project_into(x, xp, rows, use_bias_ ? bias_->value().data<float>() : nullptr);
+  return true;
+}
+
+// ops::matmul then ops::bias_add, kernel for kernel.
+void RnnCell::project_into(const float* x, float* xp, int64_t rows, const float* bias) const {
+  const int64_t n = gates_ * units_, k = kernel_->shape()[0];
+  kernels::matmul(x, kernel_->value().data<float>(), xp, rows, n, k);
+  if (!bias) return;
+  const int64_t shape[] = {rows, n}, xs[] = {n, 1}, bs[] = {0, 1};
+  kernels::binary(kernels::Binary::add, xp, xs, bias, bs, xp, shape, 2);
+}
+
 void RnnCell::unit_forget_bias() {
   if (!bias_ || !config_.value("unit_forget_bias", true)) return;
   Tensor b = bias_->value().copy();  // gates i, f, c, o: f's block [units, 2 units) starts at one
@@ -278,6 +293,7 @@ class StackedRnnCells : public RnnCell {
     return {list};
   }
   // Each cell projects its own input within the step: the stack's "projection" is the input itself.
+  bool fast_project(const float*, float*, int64_t) const override { return false; }
   Tensor project(const Tensor& x) const override { return x; }
   std::vector<Tensor> step(const Tensor& x, const std::vector<Tensor>& states, const Tensor&) const override {
     std::vector<Tensor> next;

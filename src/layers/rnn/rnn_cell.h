@@ -67,6 +67,9 @@ class RnnCell : public Layer {
     return false;
   }
   int64_t work_size(int64_t batch) const { return (2 * gates_ + 2) * batch * units_; }
+  // project() on raw buffers, with the same kernels (so the same numbers): x (rows, features) ->
+  // xp (rows, gates * units). False (doing nothing) where the cell has no such path (a stack).
+  virtual bool fast_project(const float* x, float* xp, int64_t rows) const;
 
   // As Keras's cell call: inputs = [x_t, *states] -> [output, *new states].
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override;
@@ -76,6 +79,8 @@ class RnnCell : public Layer {
   void do_build(const std::vector<Shape>& in) override;
   // Columns [gate * units, (gate + 1) * units) of t: (batch, gates * units).
   Tensor gate(const Tensor& t, int g) const;
+  // fast_project with this bias (gates * units floats, or null).
+  void project_into(const float* x, float* xp, int64_t rows, const float* bias) const;
   // h @ recurrent_kernel, with recurrent dropout's mask applied to h first.
   Tensor recurrent(const Tensor& h, const Tensor& recurrent_mask) const;
   virtual Shape bias_shape() const { return {gates_ * units_}; }

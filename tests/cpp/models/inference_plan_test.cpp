@@ -77,6 +77,7 @@ TEST(InferencePlan, EveryPlannedFixtureMatchesTheInterpreter) {
     ++models;
     if (!graph_of(*m).inference_plan()) continue;
     ++planned;
+    if (graph_of(*m).inference_plan()->stateful()) continue;  // inference_plan_recurrent_test.cpp, stateful_test.cpp
     SCOPED_TRACE(e.path().string());
     expect_plan_matches_graph(*m);
   }
@@ -87,11 +88,11 @@ TEST(InferencePlan, EveryPlannedFixtureMatchesTheInterpreter) {
 
 TEST(InferencePlan, AGraphWithALayerThePlanDoesNotTakeIsInterpretedAndSaysWhy) {
   auto x = Input({6, 4}, {{"name", "x"}});
-  auto y = layers::layer("LSTM", {{"units", 3}, {"name", "lstm"}})(x);
+  auto y = layers::layer("UnitNormalization", {{"name", "unit"}})(x);
   Model m({x}, {layers::Dense({{"units", 2}, {"name", "d"}})(y)});
   EXPECT_EQ(graph_of(m).inference_plan(), nullptr);
-  EXPECT_EQ(graph_of(m).why_not_planned(), "layer 'lstm' (LSTM) is not planned");
-  EXPECT_EQ(m.predict({ramp({2, 6, 4})})[0].shape(), (Shape{2, 2}));
+  EXPECT_EQ(graph_of(m).why_not_planned(), "layer 'unit' (UnitNormalization) is not planned");
+  EXPECT_EQ(m.predict({ramp({2, 6, 4})})[0].shape(), (Shape{2, 6, 2}));
 }
 
 TEST(InferencePlan, ViewsInPlaceStepsAndSharedOutputs) {
