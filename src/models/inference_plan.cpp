@@ -62,12 +62,13 @@ std::unique_ptr<InferencePlan> InferencePlan::compile(const Functional& g, std::
   };
   // A graph whose inputs fix the batch (Keras's batch_shape, which stateful RNN layers need) has it in
   // every value: its rows are that many samples.
-  for (const Functional::Ref& r : g.inputs_) {
+  auto batch_of = [&](const Functional::Ref& r) {
     const Shape& s = g.nodes_[r.node].output_shapes.at(0);
-    const int64_t b = s.empty() ? -1 : s[0];
-    if (&r == &g.inputs_[0]) plan->fixed_batch_ = b;
-    if (b != plan->fixed_batch_ || b == 0) plan->fixed_batch_ = -1;
-  }
+    return s.empty() || s[0] <= 0 ? int64_t{-1} : s[0];
+  };
+  plan->fixed_batch_ = g.inputs_.empty() ? -1 : batch_of(g.inputs_[0]);
+  for (const Functional::Ref& r : g.inputs_)
+    if (batch_of(r) != plan->fixed_batch_) plan->fixed_batch_ = -1;
   auto add_value = [&](const Shape& shape, int node) -> int {
     if (shape.size() < 2 || (shape[0] >= 0 && shape[0] != plan->fixed_batch_)) {
       *why = "a tensor of shape " + shape_str(shape) + " has no free batch axis and sample axes (" +

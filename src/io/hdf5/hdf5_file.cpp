@@ -68,19 +68,6 @@ class Fd {
   int fd_;
 };
 
-void read_all(int fd, char* dst, size_t size, const std::string& path) {
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = ::pread(fd, dst + done, size - done, static_cast<off_t>(done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) KCPP_THROW(IOError, "Unable to read \"", path, "\": ", std::strerror(errno));
-    if (n == 0)
-      KCPP_THROW(IOError, "Unable to read \"", path, "\": the file shrank while being read (",
-                 done, " of ", size, " bytes)");
-    done += static_cast<size_t>(n);
-  }
-}
-
 // What stands at `rel` under group `g`: H5I_GROUP, H5I_DATASET, H5I_DATATYPE or H5I_BADID.
 H5I_type_t kind_of(const H5Group& g, const H5Node& node, std::string_view rel) {
   if (node.obj) {
@@ -126,9 +113,8 @@ H5File H5File::open(const std::string& path, H5Driver driver, bool allow_libhdf5
   }
 
   if (driver == H5Driver::whole_read || !allow_libhdf5) {
-    std::shared_ptr<Storage> buf = Storage::allocate(size);
-    read_all(fd.get(), static_cast<char*>(buf->data()), size, path);
-    return open_image(buf->data(), size, path, buf, allow_libhdf5);
+    FileMapping::Ptr bytes = FileMapping::read(fd.get(), size, path);
+    return open_image(bytes->data(), size, path, bytes, allow_libhdf5);
   }
   H5Lock lock;
   if (driver == H5Driver::on_demand) {

@@ -33,6 +33,9 @@ class FileMapping {
   static Ptr open(const std::string& path, const char* what, bool writable = false);
   // Maps `size` bytes of the open descriptor `fd` (the caller keeps and closes it).
   static Ptr map(int fd, size_t size, const std::string& path, bool writable = false);
+  // Reads them into memory of its own (64-byte aligned): IOError naming the file if the read fails or
+  // the file shrank meanwhile.
+  static Ptr read(int fd, size_t size, const std::string& path);
   ~FileMapping();
   FileMapping(const FileMapping&) = delete;
   FileMapping& operator=(const FileMapping&) = delete;
@@ -44,7 +47,6 @@ class FileMapping {
  private:
   FileMapping(char* data, size_t size, bool writable, bool mapped)
       : data_(data), size_(size), writable_(writable), mapped_(mapped) {}
-  static Ptr read(int fd, size_t size, const std::string& path);
   char* data_;
   size_t size_;
   bool writable_;

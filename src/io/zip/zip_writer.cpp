@@ -94,8 +94,10 @@ void ZipWriter::add(std::string_view name, const void* data, size_t size, size_t
   put32(&h, zip64 ? 0xffffffffu : static_cast<uint32_t>(size));  // compressed size
   put32(&h, zip64 ? 0xffffffffu : static_cast<uint32_t>(size));
   put16(&h, static_cast<uint16_t>(name.size()));
-  const size_t extra_at = h.size();
-  put16(&h, zip64 ? 20 : 0);
+  constexpr size_t kAlignExtra = 6;  // id, size, the alignment
+  const size_t zip64_extra = zip64 ? 20 : 0, before_pad = kLocalSize + name.size() + zip64_extra + kAlignExtra;
+  const size_t pad = align > 1 ? (align - (written_ + before_pad) % align) % align : 0;
+  put16(&h, static_cast<uint16_t>(zip64_extra + (align > 1 ? kAlignExtra + pad : 0)));
   h.insert(h.end(), name.begin(), name.end());
   if (zip64) {
     put16(&h, kZip64ExtraId);
@@ -104,15 +106,10 @@ void ZipWriter::add(std::string_view name, const void* data, size_t size, size_t
     put64(&h, size);
   }
   if (align > 1) {
-    constexpr size_t kAlignExtra = 6;  // id, size, the alignment
-    const size_t pad = (align - (written_ + h.size() + kAlignExtra) % align) % align;
     put16(&h, kAlignExtraId);
     put16(&h, static_cast<uint16_t>(2 + pad));
     put16(&h, static_cast<uint16_t>(align));
     h.insert(h.end(), pad, '\0');
-    const size_t extra = (zip64 ? 20 : 0) + kAlignExtra + pad;
-    h[extra_at] = static_cast<char>(extra & 0xff);
-    h[extra_at + 1] = static_cast<char>(extra >> 8);
   }
   emit(h);
   if (size > 0) emit(data, size);
