@@ -275,6 +275,32 @@ TEST(MmapWeights, ZipWriterAlignsAMember) {
   EXPECT_THROW(bad.add("c", "x", 1, 0), ValueError);
 }
 
+// The pieces mmap_weights builds on refuse what does not fit, naming it.
+TEST(MmapWeights, SharingRefusesWhatDoesNotFit) {
+  auto owner = std::make_shared<std::vector<float>>(16, 1.f);
+  EXPECT_THROW(Storage::wrap(owner->data(), 64, nullptr), ValueError);
+  auto storage = Storage::wrap(owner->data(), 64, owner);
+  EXPECT_THROW(Tensor::from_storage(storage, {17}, DType::float32), ValueError);  // 68 bytes in 64
+  auto odd = Storage::wrap(reinterpret_cast<char*>(owner->data()) + 1, 60, owner);
+  try {
+    (void)Tensor::from_storage(odd, {2}, DType::float32);
+    ADD_FAILURE() << "a misaligned float32 tensor was made";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("multiple of 4"), std::string::npos) << e.what();
+  }
+  Variable v("kernel", "dense/kernel", Tensor::zeros({4, 4}), true);
+  try {
+    v.share(Tensor::from_storage(storage, {2, 8}, DType::float32));
+    ADD_FAILURE() << "a (2, 8) value was shared as a (4, 4) variable";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("'dense/kernel'"), std::string::npos) << e.what();
+  }
+  const uint64_t before = v.version();
+  v.share(Tensor::from_storage(storage, {4, 4}, DType::float32));
+  EXPECT_EQ(v.value().raw_data(), owner->data());  // the bytes themselves, not a copy
+  EXPECT_GT(v.version(), before);                  // kernels keyed on the version rebuild
+}
+
 TEST(MmapWeights, FromMemoryIgnoresTheOption) {
   const std::string path = testing::fixture("seed_mlp_2x10/keras3/model.h5");
   const std::vector<char> bytes = read_bytes(path);
