@@ -42,7 +42,8 @@ def test_every_fixture_converts_to_the_dialects_that_can_express_it(converted):
     # Keras 3's Resizing with data_format="channels_first" or pad_to_aspect_ratio in Keras 2; the
     # hard_sigmoid recurrent activation of seq_rnn_options (each writer's own formula) in the other;
     # Keras 3's GroupQueryAttention, RMSNormalization and MultiHeadAttention(use_gate, sliding_window)
-    # in Keras 2; Keras masks on MultiHeadAttention inputs of rank 4, on which tf_keras fails.
+    # (rank 3 and 4 inputs) in Keras 2; Keras masks on MultiHeadAttention inputs of rank 4, on which
+    # tf_keras fails.
     expressible_in_one = ("deep_mlp_activations", "all_layers_normalization_keras3/k2",
                           "all_layers_spatial_channels_first_keras3/k2", "all_layers_spatial_reshaping_keras3/k2",
                           "applications_helpers_keras3/k2", "keras_ops_nodes_keras3/k2",
@@ -53,7 +54,8 @@ def test_every_fixture_converts_to_the_dialects_that_can_express_it(converted):
                           "numeric_preprocessing_keras3/k2", "lookup_and_hashing_keras3/k2",
                           "normalization_tf_keras_axes_tf_keras/k3", "seq_rnn_options_keras3/k2",
                           "seq_rnn_options_tf_keras/k3",
-                          "seq_keras3_attention_keras3/k2", "seq_mha_rank4_masks_keras3/k2")
+                          "seq_keras3_attention_keras3/k2", "seq_mha_rank4_masks_keras3/k2",
+                          "seq_mha_rank4_causal_keras3/k2")
     # Op node fixtures (ops_*): Keras 3's ops convert to Keras 3 only, tf_keras's TFOpLambda to Keras 2 only.
     def own_dialect_only(s):
         return s.startswith("ops_") and s.split("/")[0].endswith(("_keras3", "_tf_keras")) and (

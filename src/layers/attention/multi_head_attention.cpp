@@ -8,7 +8,9 @@
 //
 // Masks: the query's, value's and key's Keras masks, use_causal_mask, sliding_window and an
 // attention_mask input are ANDed into one (b, t, s) mask (inputs of rank 4 or more: Keras 3's
-// broadcast of the Keras masks, e.g. (b, x, t, s) with attention_axes=2; the others need rank 3). A query row whose every position is masked
+// broadcast of the Keras masks, e.g. (b, x, t, s) with attention_axes=2; the causal and window masks
+// are (1, t, s) from axis 1 of the query and value whatever the attention axes, as Keras makes them,
+// so they fit one attention axis: axis 1, or another of the same lengths). A query row whose every position is masked
 // gets zero attention in Keras 3's explicit path (dropout, return_attention_scores or inputs of rank
 // other than 3: its Softmax layer zeroes it) and uniform attention otherwise and in tf_keras.
 // activity_regularizer (training): Keras 3 hands it to every projection, each penalising its output;
@@ -191,14 +193,7 @@ class MultiHeadAttention : public Layer {
     const std::vector<int>& axes = axes_;
     const AttentionEquations& eq = equations_;
     Tensor scores = grouped_ ? ops::einsum(eq.dot_product, q, k) : ops::einsum(eq.dot_product, k, q);
-    if (mask.defined()) {  // keras's _masked_softmax: 1-dims inserted before the attention axes
-      const int at = -static_cast<int>(axes.size()) * 2 - 1;
-      while (mask.rank() < scores.rank()) {
-        Shape s = mask.shape();
-        s.insert(s.begin() + std::max<int>(0, static_cast<int>(s.size()) + 1 + at), 1);
-        mask = mask.reshape(s);
-      }
-    }
+    if (mask.defined()) mask = expand_mask(mask, scores.shape(), axes.size());
     const bool explicit_path = dropout_ > 0.f || ctx.option("return_attention_scores", false) || query.rank() != 3;
     const MaskedRows rows = !keras2_semantics() && explicit_path ? MaskedRows::zero : MaskedRows::uniform;
     Tensor weights = masked_softmax(scores, mask, static_cast<int>(axes.size()), rows);
@@ -298,14 +293,37 @@ class MultiHeadAttention : public Layer {
                "attention scores.");
   }
 
+  // Keras's _masked_softmax: 1-dims inserted into the mask before the attention axes (at axis
+  // -2 * axes - 1) until it has the scores' rank; it must then broadcast to them. Keras raises on the
+  // masks that do not fit, among them use_causal_mask's and sliding_window's (1, t, s), built from axis
+  // 1 of the query and value whatever the attention axes.
+  Tensor expand_mask(Tensor mask, const Shape& scores, size_t axes) const {
+    const int at = -static_cast<int>(axes) * 2 - 1;
+    const Shape given = mask.shape();
+    while (mask.rank() < static_cast<int>(scores.size())) {
+      Shape s = mask.shape();
+      const int pos = static_cast<int>(s.size()) + 1 + at;
+      KCPP_CHECK(pos >= 0, ValueError, "Layer '", name(), "' (", cls_, "): the attention mask of shape ",
+                 shape_str(given), " cannot be expanded to the attention scores of shape ", shape_str(scores), " over ",
+                 axes, " attention axes (Keras's expand_dims at axis ", at, " is out of bounds for rank ", s.size(),
+                 "); use_causal_mask and sliding_window take one attention axis on inputs of rank 4 or more");
+      s.insert(s.begin() + pos, 1);
+      mask = mask.reshape(s);
+    }
+    for (int d = 1; d <= mask.rank(); ++d)
+      KCPP_CHECK(mask.dim(-d) == 1 || mask.dim(-d) == scores[scores.size() - d], ValueError, "Layer '", name(), "' (",
+                 cls_, "): the attention mask of shape ", shape_str(given), " (expanded to ", shape_str(mask.shape()),
+                 ") does not broadcast to the attention scores of shape ", shape_str(scores), ", as Keras's Softmax "
+                 "requires; use_causal_mask and sliding_window make a (1, t, s) mask from axis 1 of the query and "
+                 "value, whatever the attention axes");
+    return mask;
+  }
+
   // The (batch, t, s) mask of a call (1 attends, 0 does not), or undefined for none.
   Tensor attention_mask(const std::vector<Tensor>& in, const CallContext& ctx, bool causal) const {
     const Tensor &query = in[0], &value = in[1];
     Tensor mask;
     const Tensor qm = ctx.mask(0), vm = ctx.mask(1), km = ctx.mask(2);
-    KCPP_CHECK(query.rank() == 3 || (!causal && window_ == 0), NotImplementedError, "Layer '", name(), "' (", cls_,
-               "): use_causal_mask and sliding_window are supported for inputs of rank 3 only. Received: query shape ",
-               shape_str(query.shape()));
     KCPP_CHECK(query.rank() == 3 || !keras2_semantics() || !(qm.defined() || vm.defined() || km.defined()),
                NotImplementedError, "Layer '", name(), "' (", cls_, "): tf_keras's MultiHeadAttention fails on Keras "
                "masks of inputs of rank 4 or more (its softmax cannot broadcast them). Received: query shape ",

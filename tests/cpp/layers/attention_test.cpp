@@ -222,11 +222,26 @@ TEST(MultiHeadAttention, MasksOfRank4InputsAsKeras3AndRefusedWhereTfKerasFails) 
             std::string::npos);
   LayerPtr k3 = built("MultiHeadAttention", mha_config("MultiHeadAttention", {{"attention_axes", 2}}), {s, s, s});
   EXPECT_EQ(k3->call({x, x, x}, ctx)[0].shape(), s);
+}
+
+TEST(MultiHeadAttention, CausalMasksOfRank4InputsComeFromAxis1AsKeras) {
+  // Keras's values are the fixture seq_mha_rank4_causal; here the shapes Keras refuses, with its
+  // reasons: the (1, 3, 3) causal mask of axis 1 against scores over axis 2 (length 4), and two
+  // attention axes, whose mask expansion is out of bounds.
+  const Shape s = {2, 3, 4, 5};
+  const Tensor x = Tensor::zeros(s);
   const Json causal = {{"use_causal_mask", true}};
   CallContext c;
   c.options = &causal;
-  EXPECT_NE(error_of([&] { k3->call({x, x, x}, c); }).find("use_causal_mask and sliding_window are supported for "
-                                                          "inputs of rank 3 only"),
+  LayerPtr axis1 = built("MultiHeadAttention", mha_config("MultiHeadAttention", {{"attention_axes", 1}}), {s, s, s});
+  EXPECT_EQ(axis1->call({x, x, x}, c)[0].shape(), s);
+  LayerPtr axis2 = built("MultiHeadAttention", mha_config("MultiHeadAttention", {{"attention_axes", 2}}), {s, s, s});
+  EXPECT_NE(error_of([&] { axis2->call({x, x, x}, c); }).find("the attention mask of shape (1, 3, 3) (expanded to (1, "
+                                                             "1, 1, 3, 3)) does not broadcast to the attention scores "
+                                                             "of shape (2, 3, 2, 4, 4)"),
+            std::string::npos);
+  LayerPtr both = built("MultiHeadAttention", mha_config("MultiHeadAttention"), {s, s, s});
+  EXPECT_NE(error_of([&] { both->call({x, x, x}, c); }).find("expand_dims at axis -5 is out of bounds for rank 3"),
             std::string::npos);
 }
 
