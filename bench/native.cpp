@@ -7,8 +7,10 @@
 //   build/bench_native big FILE R             R loads of one (big) model, each freed before the next
 //   build/bench_native read FILE R            R reads of the file's bytes into one buffer
 //   build/bench_native predict FILE BATCH N   N calls each of predict and model(x) on (BATCH, ...)
-//   build/bench_native step FILE 1 N          N calls model(x, states) of a stateful model whose input is
-//                                             one step of one sample: a recurrent step, one call each
+//   build/bench_native step FILE 1 N          N blocks of 100 calls model(x, states) of a stateful model
+//                                             whose input is one step of one sample (a recurrent step,
+//                                             one call each; items: per call), then of call_into
+//                                             (outputs made once)
 //   build/bench_native fit FILE SAMPLES N     N epochs of fit (batch 128, Adam, sparse categorical
 //                                             crossentropy, no shuffle) on SAMPLES seeded random rows
 #include <chrono>
@@ -43,6 +45,19 @@ Series time_calls(const std::string& name, int n, const std::function<void()>& f
     auto t0 = Clock::now();
     fn();
     s.us[i] = us_since(t0);
+  }
+  s.rss_after = kerascpp::rss_kb();
+  return s;
+}
+
+// The same for calls too short for a clock read each (a recurrent step is a few hundred ns, a
+// steady_clock read tens): each item is the mean of a block of `block` calls, as RTNeural times.
+Series time_blocks(const std::string& name, int n, int block, const std::function<void()>& fn) {
+  Series s{name, std::vector<double>(n), kerascpp::rss_kb(), 0};
+  for (int i = 0; i < n; ++i) {
+    auto t0 = Clock::now();
+    for (int j = 0; j < block; ++j) fn();
+    s.us[i] = us_since(t0) / block;
   }
   s.rss_after = kerascpp::rss_kb();
   return s;
@@ -107,7 +122,10 @@ int run(const std::string& mode, const std::string& file, int n, int batch) {
     kerascpp::Tensor x = make_input(m, batch);
     kerascpp::RnnStates stream;
     for (int i = 0; i < 100; ++i) (void)m({x}, stream);  // warm-up
-    print({time_calls("step", n, [&] { (void)m({x}, stream); })});
+    // call_into: the inputs, outputs and states made once, as a real-time loop keeps them
+    const std::vector<kerascpp::Tensor> xs{x}, ys{kerascpp::Tensor::empty(m({x}, stream)[0].shape())};
+    print({time_blocks("step", n, 100, [&] { (void)m({x}, stream); }),
+           time_blocks("step_into", n, 100, [&] { m.call_into(xs, ys, &stream); })});
   } else if (mode == "fit") {  // batch: the number of samples
     kerascpp::LoadOptions load;
     load.compile = false;

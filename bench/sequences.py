@@ -8,7 +8,8 @@ same files and data (issue 15); writes the "sequences" section of docs/benchmark
   - the cost of one LSTM(8) step: streamed one sample at a time (a stateful Dense(8) -> LSTM(8) model
     called once per step, kerascpp from C++ with build/bench_native, Keras with predict_on_batch), and
     inside a sequence (the same layers over 1,000 steps at batch 1, divided by the steps);
-  - a training epoch: Embedding(mask_zero) + Bidirectional LSTM(32) classifier and a GRU(32) regressor.
+  - a training epoch: Embedding(mask_zero) + Bidirectional LSTM(32) classifier, a GRU(32) regressor and
+    the 2-layer LSTM(32) as a regressor.
 """
 import argparse
 import json
@@ -59,7 +60,7 @@ if which == "keras":  # kerascpp's streamed step is timed in C++ (bench_native s
     m1 = keras.models.load_model(folder + "/lstm8_step.keras")
     x1 = x8[:, :1]
     out["lstm8_step"] = timed(lambda: m1.predict_on_batch(x1), rounds)
-for kind in ("bilstm", "gru"):
+for kind in ("bilstm", "gru", "lstm2"):
     d = np.load(folder + f"/{kind}.npz")
     model = keras.models.load_model(folder + f"/{kind}.keras")
     loss = "categorical_crossentropy" if kind == "bilstm" else "mse"
@@ -86,6 +87,8 @@ def build(folder):
     m = keras.Sequential([keras.Input((40, 8)), L.LSTM(32, return_sequences=True), L.LSTM(32), L.Dense(1)])
     m.save(f"{folder}/lstm2.keras")
     np.save(f"{folder}/lstm2.npy", rng.standard_normal((1, 40, 8)).astype(np.float32))
+    x = rng.standard_normal((4096, 40, 8)).astype(np.float32)
+    np.savez(f"{folder}/lstm2.npz", x=x, y=(x[:, -10:, 0].mean(axis=1, keepdims=True)).astype(np.float32))
     m = keras.Sequential([keras.Input((1000, 1)), L.Dense(8, activation="tanh"), L.LSTM(8), L.Dense(1)])
     m.save(f"{folder}/lstm8.keras")
     np.save(f"{folder}/lstm8.npy", rng.standard_normal((1, 1000, 1)).astype(np.float32))
@@ -127,9 +130,10 @@ def main():
                                  env=env, capture_output=True, text=True, check=True).stdout
             r[which] = json.loads(out.strip().splitlines()[-1])
         native = subprocess.run([os.path.join(a.build, "bench_native"), "step", f"{tmp}/lstm8_step.keras", "1",
-                                 str(a.rounds * 100)], env=env, capture_output=True, text=True, check=True).stdout
-        steps = json.loads(native)["series"]["step"]["us"]
-        r["kerascpp"]["lstm8_step"] = (statistics.median(steps) * 1e-6, min(steps) * 1e-6)
+                                 str(a.rounds * 10)], env=env, capture_output=True, text=True, check=True).stdout
+        for mode in ("step", "step_into"):
+            steps = json.loads(native)["series"][mode]["us"]
+            r["kerascpp"]["lstm8_" + mode] = (statistics.median(steps) * 1e-6, min(steps) * 1e-6)
     k, c = r["keras"], r["kerascpp"]
     us = lambda t: f"{t * 1e6:,.0f}"  # noqa: E731
     lines = ["## Sequence models (issue 15)", "",
@@ -149,11 +153,14 @@ def main():
              f"{k['lstm8_sequence'][0] / 1000 * 1e9:,.0f} |",
              f"| kerascpp (streamed: C++ `model({{x}}, states)`; sequence: Python `predict`) | "
              f"{c['lstm8_step'][0] * 1e9:,.0f} | {c['lstm8_sequence'][0] / 1000 * 1e9:,.0f} |",
+             f"| kerascpp, C++ `call_into(x, y, &states)` (outputs made once: no allocation per call) | "
+             f"{c['lstm8_step_into'][0] * 1e9:,.0f} | |",
              "| RTNeural (published, LSTM(8) one sample per call; not run here) | 142-148 | |", "",
              "| training epoch, 4,096 samples, batch 32, SGD momentum | Keras 3 s (later epochs) | "
              "kerascpp s (later epochs) | Keras / kerascpp | last loss Keras / kerascpp |", "|---|---|---|---|---|"]
     for kind, label in (("bilstm", "Embedding(2000, 32, mask_zero) + Bidirectional(LSTM(32)), 40 steps"),
-                        ("gru", "GRU(32), 30 steps of 8 features")):
+                        ("gru", "GRU(32), 30 steps of 8 features"),
+                        ("lstm2", "2-layer LSTM(32), 40 steps of 8 features (regressor)")):
         kt, ct = k[kind]["times"], c[kind]["times"]
         kl, cl = sum(kt[1:]) / max(1, len(kt) - 1), sum(ct[1:]) / max(1, len(ct) - 1)
         lines.append(f"| {label} | {kl:.2f} | {cl:.2f} | {kl / cl:.2f} | "

@@ -164,6 +164,15 @@ class Model {
   //   kerascpp::RnnStates stream;  y1 = m({x1}, stream);  y2 = m({x2}, stream);
   std::vector<Tensor> operator()(const std::vector<Tensor>& inputs, RnnStates& states,
                                  const std::vector<Tensor>& masks = {}) const;
+  // The same into the caller's outputs: one float32 tensor per model output, of its shape for this
+  // batch, made once and reused call after call (a real-time loop, one sample per call). A model on an
+  // inference plan (README, "Inference plans") then allocates nothing once warm; the others compute
+  // their outputs and copy them in. `states`: the caller's, for a stateful model. ValueError for a
+  // wrong count, dtype or shape of outputs, naming it.
+  //   std::vector<kerascpp::Tensor> x{kerascpp::Tensor::empty({1, 1, 1})}, y{kerascpp::Tensor::empty({1, 1})};
+  //   for (float sample : audio) { x[0].data<float>()[0] = sample; m.call_into(x, y, &stream); ... }
+  void call_into(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+                 RnnStates* states = nullptr) const;
   // Keras's model(x, training=True): the layers that act in training only do (Dropout, noise, the image
   // augmentation layers; BatchNormalization normalises with the batch's statistics), their draws from
   // `seed` (the same seed, the same draws). Nothing is updated: moving statistics change in fit() only.

@@ -31,6 +31,13 @@ class Variable {
   void set_trainable(bool t) { trainable_ = t; }
 
   Tensor value() const { return value_; }          // a view of the storage
+  // The storage's first element, for kernels that read or update it in place without a Tensor (no
+  // copy of the shape). assign() writes into the same storage, so the address holds for the
+  // variable's life; share() changes it (see there).
+  template <typename T>
+  T* data() const {
+    return value_.data<T>();
+  }
   Tensor numpy() const { return value_.copy(); }   // a copy
   // Copies `v` into the variable's storage; ValueError naming the variable when shapes differ.
   // float16/bfloat16/float64 values are converted to the variable's dtype.

@@ -169,6 +169,10 @@ void group_normalization(const float* x, float* y, const float* gamma, const flo
                          int64_t pre, int64_t groups, int64_t group_size, int64_t post, float epsilon) {
   isa_kernels().group_normalization(x, y, gamma, beta, outer, pre, groups, group_size, post, epsilon);
 }
+void lstm_cell(float* gates, const float* c, int64_t n, const RnnActivations& a, float* act_c, float* h_out,
+               float* c_out) {
+  isa_kernels().lstm_cell(gates, c, n, a, act_c, h_out, c_out);
+}
 void softmax(const float* x, float* y, int64_t outer, int64_t axis, int64_t inner) {
   isa_kernels().softmax(x, y, outer, axis, inner);
 }

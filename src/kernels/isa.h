@@ -26,6 +26,7 @@
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
 #include "kernels/normalization.h"
+#include "kernels/recurrent.h"
 #include "kernels/reduce.h"
 #include "kernels/reduce_axes.h"
 
@@ -40,7 +41,7 @@ enum class Isa { baseline, avx2, avx512 };
 #define KCPP_ISA_KERNELS(X)                                                                        \
   X(matmul_small) X(matmul_small_bias) X(matmul_transposed_small) X(binary) X(scale_shift) X(unary) X(relu) X(unary_grad) \
   X(relu_grad) X(batch_normalization) X(layer_normalization) X(group_normalization) X(softmax)     \
-  X(log_softmax) X(sum) X(l2_normalize) X(reduce_max) X(reduce_mean)
+  X(log_softmax) X(sum) X(l2_normalize) X(reduce_max) X(reduce_mean) X(lstm_cell)
 // clang-format on
 
 // One set of kernels, all compiled for the same instruction set.

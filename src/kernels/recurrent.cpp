@@ -19,19 +19,13 @@ void lstm_step(const float* xp, const float* hd, const float* c, const float* u,
                float* c_out) {
   const int64_t n = batch * units;
   matmul(hd, u, z, batch, 4 * units, units);
-  for (int64_t i = 0; i < 4 * n; ++i) z[i] += xp[i];
-  for (int k = 0; k < 4; ++k)  // rows of (i, f, c, o) into (4, batch, units)
-    for (int64_t b = 0; b < batch; ++b)
-      std::copy(z + (b * 4 + k) * units, z + (b * 4 + k + 1) * units, gates + k * n + b * units);
+  for (int k = 0; k < 4; ++k)  // z + xp, rows of (i, f, c, o) into (4, batch, units)
+    for (int64_t b = 0; b < batch; ++b) {
+      const int64_t from = (b * 4 + k) * units, to = k * n + b * units;
+      for (int64_t j = 0; j < units; ++j) gates[to + j] = z[from + j] + xp[from + j];
+    }
   if (pre != nullptr) std::copy(gates, gates + 4 * n, pre);
-  activate(a.ract, a.ract_alpha, gates, 2 * n);  // i and f at once
-  activate(a.act, a.act_alpha, gates + 2 * n, n);
-  activate(a.ract, a.ract_alpha, gates + 3 * n, n);
-  const float *gi = gates, *gf = gates + n, *gc = gates + 2 * n, *go = gates + 3 * n;
-  for (int64_t i = 0; i < n; ++i) c_out[i] = gf[i] * c[i] + gi[i] * gc[i];
-  std::copy(c_out, c_out + n, act_c);
-  activate(a.act, a.act_alpha, act_c, n);
-  for (int64_t i = 0; i < n; ++i) h_out[i] = go[i] * act_c[i];
+  lstm_cell(gates, c, n, a, act_c, h_out, c_out);
 }
 
 void gru_step(const float* xp, const float* h, const float* hd, const float* u, const float* rb, int64_t batch,

@@ -41,5 +41,11 @@ void lstm_step(const float* xp, const float* hd, const float* c, const float* u,
                float* c_out);
 void gru_step(const float* xp, const float* h, const float* hd, const float* u, const float* rb, int64_t batch,
               int64_t units, const RnnActivations& a, float* rec, float* gates, float* pre, float* h_out);
+// lstm_step's elementwise part, per instruction set (kernels/isa.h): gates (4, n) hold the inputs of
+// i, f, c, o and are replaced by their activations; c_out = f * c + i * c~, act_c = act(c_out),
+// h_out = o * act_c (n = batch * units); no two of the buffers overlap. Keras's default activations
+// run in one pass.
+void lstm_cell(float* gates, const float* c, int64_t n, const RnnActivations& a, float* act_c, float* h_out,
+               float* c_out);
 
 }  // namespace kerascpp::kernels

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <functional>
 #include <numeric>
 #include <set>
@@ -381,6 +382,42 @@ std::vector<Shape> Functional::compute_output_shape(const std::vector<Shape>& in
 std::vector<Tensor> Functional::call(const std::vector<Tensor>& inputs, const CallContext& ctx) const {
   if (inference_plan_ && inference_plan_->takes(inputs, ctx)) return inference_plan_->run(inputs, ctx.rnn_states);
   return call_graph(inputs, ctx);
+}
+
+namespace {
+bool overlap(const Tensor& a, const Tensor& b) {
+  const char *pa = static_cast<const char*>(a.raw_data()), *pb = static_cast<const char*>(b.raw_data());
+  return pa < pb + b.nbytes() && pb < pa + a.nbytes();
+}
+}  // namespace
+
+void Functional::call_into(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+                           const CallContext& ctx) const {
+  auto check = [&](size_t j, const Shape& want) {
+    KCPP_CHECK(outputs[j].shape() == want, ValueError, "Output ", j, " of model '", name(), "' has shape ",
+               shape_str(want), " for these inputs, but the tensor given for it has shape ",
+               shape_str(outputs[j].shape()));
+  };
+  KCPP_CHECK(outputs.size() == outputs_.size(), ValueError, "Model '", name(), "' has ", outputs_.size(),
+             " output(s), but ", outputs.size(), " output tensors were given");
+  for (size_t j = 0; j < outputs.size(); ++j)
+    KCPP_CHECK(outputs[j].defined() && outputs[j].dtype() == DType::float32, ValueError, "Output ", j, " of model '",
+               name(), "' is written into a float32 tensor. Received: ",
+               outputs[j].defined() ? std::string(dtype_name(outputs[j].dtype())) : std::string("an empty tensor"));
+  if (inference_plan_ && inference_plan_->takes(inputs, ctx)) {
+    const int64_t rows = inputs[0].dim(0);
+    bool apart = true;  // the plan writes outputs as it goes: none may be an input or another output
+    for (size_t j = 0; j < outputs.size(); ++j) {
+      if (!inference_plan_->output_shape_is(j, rows, outputs[j].shape()))
+        check(j, inference_plan_->output_shape(j, rows));
+      for (const Tensor& t : inputs) apart = apart && !overlap(outputs[j], t);
+      for (size_t k = 0; k < j; ++k) apart = apart && !overlap(outputs[j], outputs[k]);
+    }
+    if (apart) return inference_plan_->run_into(inputs, outputs, ctx.rnn_states);
+  }
+  const std::vector<Tensor> got = call(inputs, ctx);
+  for (size_t j = 0; j < outputs.size(); ++j) check(j, got[j].shape());
+  for (size_t j = 0; j < outputs.size(); ++j) std::memcpy(outputs[j].raw_data(), got[j].raw_data(), got[j].nbytes());
 }
 
 std::vector<Tensor> Functional::call_graph(const std::vector<Tensor>& inputs, const CallContext& ctx) const {

@@ -40,6 +40,9 @@ class Functional : public Layer {
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) const override;
   // Runs the graph: on its inference plan when the call is one the plan takes, else call_graph().
   std::vector<Tensor> call(const std::vector<Tensor>& inputs, const CallContext& ctx) const override;
+  // The same into the caller's float32 `outputs` (Model::call_into): on the plan straight into them
+  // when it takes the call, else computed and copied. ValueError when one is not of its output's shape.
+  void call_into(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, const CallContext& ctx) const;
   // Runs the graph layer by layer (the interpreter): every call, training included.
   std::vector<Tensor> call_graph(const std::vector<Tensor>& inputs, const CallContext& ctx) const;
   // The inference plan made with the graph (models/inference_plan.h), or null; then why_not_planned()

@@ -33,7 +33,7 @@ struct InferencePlan::Workspace {
   }
 };
 
-InferencePlan::~InferencePlan() = default;
+InferencePlan::~InferencePlan() { delete spare_.load(); }
 
 std::unique_ptr<InferencePlan> InferencePlan::compile(const Functional& g, std::string* why) {
   const char* env = std::getenv("KERASCPP_PLAN");
@@ -264,6 +264,11 @@ bool InferencePlan::takes(const std::vector<Tensor>& inputs, const CallContext& 
   return true;
 }
 
+bool InferencePlan::output_shape_is(size_t j, int64_t rows, const Shape& shape) const {
+  const Shape& want = values_[outputs_.at(j)].shape;
+  return shape.size() == want.size() && shape[0] == rows && std::equal(want.begin() + 1, want.end(), shape.begin() + 1);
+}
+
 Shape InferencePlan::output_shape(size_t j, int64_t rows) const {
   Shape shape = values_[outputs_.at(j)].shape;
   shape[0] = rows;
@@ -294,13 +299,12 @@ void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vecto
   KCPP_ASSERT(fixed_batch_ < 0 || inputs[0].dim(0) == fixed_batch_);
   const int64_t rows = inputs[0].dim(0);
   KCPP_ASSERT(outputs.size() == outputs_.size());
-  for (size_t j = 0; j < outputs.size(); ++j) {  // output_shape(j, rows), compared without building it
-    const Shape &want = values_[outputs_[j]].shape, &got = outputs[j].shape();
-    KCPP_ASSERT(outputs[j].dtype() == DType::float32 && got.size() == want.size() && got[0] == rows &&
-                std::equal(want.begin() + 1, want.end(), got.begin() + 1));
-  }
-  std::unique_ptr<Workspace> ws;
-  {
+  for (size_t j = 0; j < outputs.size(); ++j)
+    KCPP_ASSERT(outputs[j].dtype() == DType::float32 && output_shape_is(j, rows, outputs[j].shape()));
+  // The spare slot first (one atomic exchange: a caller alone on the plan never takes the mutex), then
+  // the pool, else a new workspace.
+  std::unique_ptr<Workspace> ws(spare_.exchange(nullptr, std::memory_order_acquire));
+  if (!ws) {
     std::lock_guard<std::mutex> lock(pool_mutex_);
     if (!idle_.empty()) {
       ws = std::move(idle_.back());
@@ -314,6 +318,11 @@ void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vecto
     const InferencePlan* plan;
     std::unique_ptr<Workspace>& ws;
     ~GiveBack() {
+      Workspace* empty = nullptr;
+      if (plan->spare_.compare_exchange_strong(empty, ws.get(), std::memory_order_release)) {
+        (void)ws.release();
+        return;
+      }
       std::lock_guard<std::mutex> lock(plan->pool_mutex_);
       plan->idle_.push_back(std::move(ws));
     }
@@ -390,6 +399,7 @@ size_t InferencePlan::idle_workspace_bytes() const {
   std::lock_guard<std::mutex> lock(pool_mutex_);
   size_t bytes = 0;
   for (const auto& ws : idle_) bytes += ws->bytes();
+  if (const Workspace* spare = spare_.load(std::memory_order_acquire)) bytes += spare->bytes();
   return bytes;
 }
 

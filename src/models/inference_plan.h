@@ -34,6 +34,7 @@
 //   if (plan && plan->takes(inputs, ctx)) outputs = plan->run(inputs);
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -110,6 +111,8 @@ class InferencePlan {
   // The batch the graph's inputs fix (Keras's batch_shape), or -1: the plan takes only that many rows.
   int64_t fixed_batch() const { return fixed_batch_; }
   Shape output_shape(size_t j, int64_t rows) const;
+  // Whether `shape` is output_shape(j, rows), compared without building it.
+  bool output_shape_is(size_t j, int64_t rows, const Shape& shape) const;
   // How many rows a call of `rows` runs at a time: all of them, unless their values pass kChunkBytes
   // (ResNet50's are 7 MB per sample). Each row is computed on its own, so a chunked call gives what
   // predict with that batch size gives.
@@ -164,8 +167,9 @@ class InferencePlan {
   std::vector<char> copy_output_;      // per output: copied at the end (a view or a repeated value)
   int64_t floats_per_row_ = 0;
   size_t fused_ = 0;
+  mutable std::atomic<Workspace*> spare_{nullptr};  // an idle workspace, owned, taken without the mutex
   mutable std::mutex pool_mutex_;
-  mutable std::vector<std::unique_ptr<Workspace>> idle_;
+  mutable std::vector<std::unique_ptr<Workspace>> idle_;  // the other idle ones
   mutable size_t made_ = 0;
 };
 

@@ -98,6 +98,20 @@ std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs, RnnStat
   return call_with(inputs, masks, &states);
 }
 
+void Model::call_into(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, RnnStates* states) const {
+  CallContext ctx;
+  ctx.rnn_states = states;
+  bool as_given = true;  // float32 inputs are used as they are, without a vector of their own
+  for (const Tensor& t : inputs) {
+    KCPP_CHECK(t.defined(), ValueError, "Model '", name(), "' received an empty input tensor");
+    as_given = as_given && t.dtype() == DType::float32;
+  }
+  if (as_given) return graph_->call_into(inputs, outputs, ctx);
+  std::vector<Tensor> in;
+  for (const Tensor& t : inputs) in.push_back(models::float32_input(t, integer_ids_, name()));
+  graph_->call_into(in, outputs, ctx);
+}
+
 std::vector<Tensor> Model::call_training(const std::vector<Tensor>& inputs, uint64_t seed) const {
   CallContext ctx;
   ctx.training = true;

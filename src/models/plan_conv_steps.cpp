@@ -152,11 +152,11 @@ class ConvStep : public PlanStep {
     std::shared_ptr<const kernels::DnnlConvPlan> dnnl;
     std::shared_ptr<const FoldedWeights> folded;  // kept for the reference kernel only; null: the variables'
     const float* kernel_data(const layers::ConvParts& p) const {
-      return folded ? folded->kernel.data() : p.kernel->value().data<float>();
+      return folded ? folded->kernel.data() : p.kernel->data<float>();
     }
     const float* bias_data(const layers::ConvParts& p) const {
       if (folded) return folded->bias.data();
-      return p.bias ? p.bias->value().data<float>() : nullptr;
+      return p.bias ? p.bias->data<float>() : nullptr;
     }
   };
 

@@ -18,7 +18,7 @@ std::shared_ptr<const FoldedWeights> fold_weights(const VariablePtr& kernel, con
                                                   int64_t channels) {
   auto f = std::make_shared<FoldedWeights>();
   f->version = folded_version(kernel, bias, bn);
-  auto data = [](const VariablePtr& v) { return v ? v->value().data<float>() : nullptr; };
+  auto data = [](const VariablePtr& v) { return v ? v->data<float>() : nullptr; };
   std::vector<float> scale(channels, 1.f), shift(channels, 0.f);
   if (bn)
     kernels::batch_normalization_fold(data(bn->mean), data(bn->variance), data(bn->gamma), data(bn->beta), bn->epsilon,

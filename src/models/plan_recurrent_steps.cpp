@@ -17,8 +17,10 @@ namespace {
 class RecurrentStep : public PlanStep {
  public:
   // width: the projection's (gates x units, the kernel's columns).
+  static constexpr size_t kMaxStates = 2;  // an LSTM's h and c (stacks of cells are not planned)
   RecurrentStep(const layers::Rnn& rnn, int64_t steps, int64_t width)
       : rnn_(rnn), cell_(rnn.cell()), steps_(steps), units_(cell_.units()), width_(width), count_(cell_.state_count()) {
+    KCPP_ASSERT(count_ <= kMaxStates);
     for (size_t i = 0; i < count_; ++i) {
       state_offsets_.push_back(state_floats_);
       state_floats_ += cell_.state_units(i);
@@ -28,9 +30,9 @@ class RecurrentStep : public PlanStep {
   void run(const float* const* in, float* out, int64_t rows, float* scratch) const override {
     float* zeros = scratch + own_scratch(rows);  // a layer that keeps no states starts from zeros
     std::fill(zeros, zeros + rows * state_floats_, 0.f);
-    std::vector<float*> states(count_);
+    float* states[kMaxStates];
     for (size_t i = 0; i < count_; ++i) states[i] = zeros + rows * state_offsets_[i];
-    run_stateful(in, out, rows, scratch, states.data());
+    run_stateful(in, out, rows, scratch, states);
   }
 
   void run_stateful(const float* const* in, float* out, int64_t rows, float* scratch,
@@ -42,8 +44,8 @@ class RecurrentStep : public PlanStep {
     float* work = next_all + rows * state_floats_;
     const bool projected = cell_.fast_project(in[0], xp, rows * steps_);
     KCPP_ASSERT(projected);  // make_recurrent_plan_step takes only cells that have both fast paths
-    std::vector<const float*> now(count_);
-    std::vector<float*> next(count_);
+    const float* now[kMaxStates];
+    float* next[kMaxStates];
     for (size_t i = 0; i < count_; ++i) now[i] = states[i], next[i] = next_all + rows * state_offsets_[i];
     const size_t o = cell_.output_state();
     for (int64_t s = 0; s < steps_; ++s) {

@@ -34,8 +34,8 @@ class DenseStep : public PlanStep {
  public:
   DenseStep(const layers::DenseParts& p, int64_t rows_per_sample, int units_axis)
       : parts_(p),
-        kernel_(p.kernel->value().data<float>()),
-        bias_(p.bias ? p.bias->value().data<float>() : nullptr),
+        kernel_(p.kernel->data<float>()),
+        bias_(p.bias ? p.bias->data<float>() : nullptr),
         k_(p.kernel->shape()[0]),
         n_(p.kernel->shape()[1]),
         rows_per_sample_(rows_per_sample),
@@ -188,10 +188,10 @@ class BatchNormStep : public PlanStep {
  public:
   BatchNormStep(const layers::BatchNormParts& p, int64_t outer_per_row, int64_t channels, int64_t inner)
       : p_(p),
-        mean_(p.mean->value().data<float>()),
-        variance_(p.variance->value().data<float>()),
-        gamma_(p.gamma ? p.gamma->value().data<float>() : nullptr),
-        beta_(p.beta ? p.beta->value().data<float>() : nullptr),
+        mean_(p.mean->data<float>()),
+        variance_(p.variance->data<float>()),
+        gamma_(p.gamma ? p.gamma->data<float>() : nullptr),
+        beta_(p.beta ? p.beta->data<float>() : nullptr),
         outer_per_row_(outer_per_row),
         channels_(channels),
         inner_(inner) {}
@@ -214,8 +214,8 @@ class LayerNormStep : public PlanStep {
  public:
   LayerNormStep(const layers::LayerNormParts& p, int64_t outer_per_row, int64_t n, int64_t inner)
       : p_(p),
-        gamma_(p.gamma ? p.gamma->value().data<float>() : nullptr),
-        beta_(p.beta ? p.beta->value().data<float>() : nullptr),
+        gamma_(p.gamma ? p.gamma->data<float>() : nullptr),
+        beta_(p.beta ? p.beta->data<float>() : nullptr),
         outer_per_row_(outer_per_row),
         n_(n),
         inner_(inner) {}

@@ -211,18 +211,12 @@ void matmul_small(const float* a, const float* b, float* c, int64_t m, int64_t n
   matmul_small_bias(a, b, nullptr, false, c, m, n, k);
 }
 
-void matmul_small_bias(const float* a, const float* b, const float* bias, bool relu, float* c, int64_t m, int64_t n,
-                       int64_t k) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        const float v = bias ? 0.f + bias[j] : 0.f;
-        c[i * n + j] = relu && v < 0.f ? 0.f : v;
-      }
-    return;
-  }
-  alignas(64) float panel[kKC * kNB];  // 16 KB on the stack: kernels never allocate
+namespace {
+
+// matmul_small_bias's loops: k blocks, column blocks, row blocks. `panel` (kKC x kNB floats, 64-byte
+// aligned) takes b's full panels when several row blocks reuse them; null: b is read in place.
+void run_blocks(const float* a, const float* b, const float* bias, bool relu, float* c, int64_t m, int64_t n,
+                int64_t k, float* panel) {
   for (int64_t p0 = 0; p0 < k; p0 += kKC) {
     int64_t kc = std::min(kKC, k - p0);
     const bool last = p0 + kc == k;
@@ -231,7 +225,7 @@ void matmul_small_bias(const float* a, const float* b, const float* bias, bool r
       bool full = nb == kNB;
       const float* bp = b + p0 * n + j0;
       int64_t ldb = n;
-      if (full && m > kMR) {
+      if (full && panel) {
         pack_panel(bp, n, kc, panel);
         bp = panel;
         ldb = kNB;
@@ -244,6 +238,52 @@ void matmul_small_bias(const float* a, const float* b, const float* bias, bool r
       }
     }
   }
+}
+
+#if defined(__AVX512F__)
+// One row of up to 16 columns and k <= kKC (a small Dense layer's batch-1 call): block<1>'s arithmetic,
+// the same operations in the same order per element (products accumulated over k, then + bias, then
+// relu), in one 16-lane register with masked loads and stores instead of two 8-lane ones.
+void row16(const float* a, const float* b, const float* bias, bool relu, float* c, int64_t n, int64_t k) {
+  using v16 = float __attribute__((vector_size(64)));
+  const __mmask16 lanes = static_cast<__mmask16>((1u << n) - 1);
+  v16 acc{};
+  for (int64_t p = 0; p < k; ++p) acc += a[p] * (v16)_mm512_maskz_loadu_ps(lanes, b + p * n);
+  if (bias) acc += (v16)_mm512_maskz_loadu_ps(lanes, bias);
+  if (relu) {
+    const v16 zero{};
+    acc = acc < zero ? zero : acc;  // as block: NaN and -0 kept
+  }
+  _mm512_mask_storeu_ps(c, lanes, (__m512)acc);
+}
+#endif
+
+// With the panel on this function's stack (16 KB, 64-byte aligned), so that the calls without one (a
+// batch of up to kMR rows, a Dense layer at batch 1) keep a small frame: no realignment, no stack probes.
+__attribute__((noinline)) void run_packed(const float* a, const float* b, const float* bias, bool relu, float* c,
+                                          int64_t m, int64_t n, int64_t k) {
+  alignas(64) float panel[kKC * kNB];  // kernels never allocate
+  run_blocks(a, b, bias, relu, c, m, n, k, panel);
+}
+
+}  // namespace
+
+void matmul_small_bias(const float* a, const float* b, const float* bias, bool relu, float* c, int64_t m, int64_t n,
+                       int64_t k) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        const float v = bias ? 0.f + bias[j] : 0.f;
+        c[i * n + j] = relu && v < 0.f ? 0.f : v;
+      }
+    return;
+  }
+  if (m > kMR) return run_packed(a, b, bias, relu, c, m, n, k);  // one row block per panel: nothing to reuse
+#if defined(__AVX512F__)
+  if (m == 1 && n <= 16 && k <= kKC) return row16(a, b, bias, relu, c, n, k);  // k in one block, as block's
+#endif
+  run_blocks(a, b, bias, relu, c, m, n, k, nullptr);
 }
 
 // c: (m, n) = op(a) @ op(b) for m*n*k <= kMatmulSmallMaxWork, k > 0: j innermost so that it vectorises.

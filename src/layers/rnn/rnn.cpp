@@ -263,7 +263,7 @@ std::vector<Tensor> Rnn::run_fast(const Tensor& x, const std::vector<Tensor>& in
       std::copy(xp.data<float>() + (b * steps + t) * width, xp.data<float>() + (b * steps + t + 1) * width,
                 xp_t.data() + b * width);
     for (size_t i = 0; i < count; ++i) in[i] = states[i].data<float>(), out[i] = next[i].data<float>();
-    if (!cell_->fast_step(xp_t.data(), in, out, work.data(), batch)) return {};
+    if (!cell_->fast_step(xp_t.data(), in.data(), out.data(), work.data(), batch)) return {};
     float* y = output.data<float>();
     for (int64_t b = 0; b < batch; ++b) {
       const bool keep = !mask.defined() || mask.data<float>()[b * steps + t] != 0.f;

@@ -38,10 +38,10 @@ class SimpleRnnCell : public RnnCell {
   std::vector<Tensor> step(const Tensor& xp, const std::vector<Tensor>& s, const Tensor& rm) const override {
     return {activation_(add(xp, recurrent(s[0], rm)))};
   }
-  bool fast_step(const float* xp, const std::vector<const float*>& s, const std::vector<float*>& next, float* work,
+  bool fast_step(const float* xp, const float* const* s, float* const* next, float* work,
                  int64_t batch) const override {
     const int64_t n = batch * units_;
-    kernels::matmul(s[0], recurrent_kernel_->value().data<float>(), work, batch, units_, units_);
+    kernels::matmul(s[0], recurrent_kernel_->data<float>(), work, batch, units_, units_);
     add_into(next[0], xp, work, n);
     return activation_.apply_in_place(next[0], n);
   }
@@ -78,12 +78,12 @@ class LstmCell : public RnnCell {
     return ops::lstm_sequence(xp, s[0], s[1], recurrent_kernel_->value(), rm, mask, go_backwards, zero_output_for_mask,
                               act, ract);
   }
-  bool fast_step(const float* xp, const std::vector<const float*>& s, const std::vector<float*>& next, float* work,
+  bool fast_step(const float* xp, const float* const* s, float* const* next, float* work,
                  int64_t batch) const override {
     ops::UnaryOp act, ract;
     if (!activation_.unary_op(&act) || !recurrent_activation_.unary_op(&ract)) return false;
     const int64_t n = batch * units_;  // work: z (4 n), the gates (4 n), act(c') (n)
-    kernels::lstm_step(xp, s[0], s[1], recurrent_kernel_->value().data<float>(), batch, units_,
+    kernels::lstm_step(xp, s[0], s[1], recurrent_kernel_->data<float>(), batch, units_,
                        {act, ops::default_alpha(act), ract, ops::default_alpha(ract)}, work, work + 4 * n, nullptr,
                        work + 8 * n, next[0], next[1]);
     return true;
@@ -130,14 +130,14 @@ class GruCell : public RnnCell {
     return ops::gru_sequence(xp, s[0], recurrent_kernel_->value(), use_bias_ ? bias_row(1) : Tensor(), rm, mask,
                              go_backwards, zero_output_for_mask, act, ract);
   }
-  bool fast_step(const float* xp, const std::vector<const float*>& s, const std::vector<float*>& next, float* work,
+  bool fast_step(const float* xp, const float* const* s, float* const* next, float* work,
                  int64_t batch) const override {
     ops::UnaryOp act, ract;
     // reset_after=False: the reset gate sits inside a product of column slices; the op path runs it.
     if (!reset_after_ || !activation_.unary_op(&act) || !recurrent_activation_.unary_op(&ract)) return false;
     const int64_t n = batch * units_;  // work: the recurrent product (3 n), the gates (3 n)
-    const float* rb = use_bias_ ? bias_->value().data<float>() + 3 * units_ : nullptr;  // the recurrent row
-    kernels::gru_step(xp, s[0], s[0], recurrent_kernel_->value().data<float>(), rb, batch, units_,
+    const float* rb = use_bias_ ? bias_->data<float>() + 3 * units_ : nullptr;  // the recurrent row
+    kernels::gru_step(xp, s[0], s[0], recurrent_kernel_->data<float>(), rb, batch, units_,
                       {act, ops::default_alpha(act), ract, ops::default_alpha(ract)}, work, work + 3 * n, nullptr,
                       next[0]);
     return true;
@@ -191,17 +191,14 @@ Tensor RnnCell::project(const Tensor& x) const {
 
 bool RnnCell::fast_project(const float* x, float* xp, int64_t rows) const {
   // A GRU's (2, 3 units) bias starts with its input bias, the row its project() adds.
-  project_into(x, xp, rows, use_bias_ ? bias_->value().data<float>() : nullptr);
+  project_into(x, xp, rows, use_bias_ ? bias_->data<float>() : nullptr);
   return true;
 }
 
-// ops::matmul then ops::bias_add, kernel for kernel.
+// ops::matmul then ops::bias_add, in one kernel that rounds as they do (the product, then + bias).
 void RnnCell::project_into(const float* x, float* xp, int64_t rows, const float* bias) const {
   const int64_t n = gates_ * units_, k = kernel_->shape()[0];
-  kernels::matmul(x, kernel_->value().data<float>(), xp, rows, n, k);
-  if (!bias) return;
-  const int64_t shape[] = {rows, n}, xs[] = {n, 1}, bs[] = {0, 1};
-  kernels::binary(kernels::Binary::add, xp, xs, bias, bs, xp, shape, 2);
+  kernels::matmul_bias(x, kernel_->data<float>(), bias, false, xp, rows, n, k);
 }
 
 void RnnCell::unit_forget_bias() {

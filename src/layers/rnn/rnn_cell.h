@@ -62,7 +62,7 @@ class RnnCell : public Layer {
   // order with the same kernels (so the same numbers), without a tensor per op. xp: the step's
   // projection (batch, gates * units); states / next: state_count() buffers of (batch, units); work:
   // scratch of work_size(batch) floats. False (doing nothing) where the cell has no such path.
-  virtual bool fast_step(const float* xp, const std::vector<const float*>& states, const std::vector<float*>& next,
+  virtual bool fast_step(const float* xp, const float* const* states, float* const* next,
                          float* work, int64_t batch) const {
     return false;
   }

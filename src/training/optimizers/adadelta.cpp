@@ -30,9 +30,9 @@ class Adadelta final : public Optimizer {
   void update_step(const Tensor& grad, Variable& var, size_t index, float lr, double) override {
     const float rho = f32(rho_), one_minus_rho = f32(1.0 - rho_), eps = f32(epsilon_);
     const float* g = grad.data<float>();
-    float* x = var.value().data<float>();
-    float* acc_g = accumulated_grads_[index]->value().data<float>();
-    float* acc_d = accumulated_delta_vars_[index]->value().data<float>();
+    float* x = var.data<float>();
+    float* acc_g = accumulated_grads_[index]->data<float>();
+    float* acc_d = accumulated_delta_vars_[index]->data<float>();
     for (int64_t i = 0, n = grad.size(); i < n; ++i) {
       acc_g[i] = rho * acc_g[i] + one_minus_rho * (g[i] * g[i]);
       // rms(x) = sqrt(x + epsilon)

@@ -56,16 +56,16 @@ class Adafactor final : public Optimizer {
     const float rho = std::min(lr, inv_sqrt_step);
     const int64_t n = grad.size();
     const float* g = grad.data<float>();
-    float* x = var.value().data<float>();
-    float* v = velocities_[index]->value().data<float>();
+    float* x = var.data<float>();
+    float* v = velocities_[index]->data<float>();
     const float alpha = std::max(f32(epsilon_2_), rms(x, n)) * rho;
     const float eps_1 = f32(epsilon_1_);
     const float beta = 1.0f - std::pow(local_step, f32(decay_)), one_minus_beta = 1.0f - beta;
     const Shape& s = var.shape();
     if (s.size() >= 2) {
       const int64_t cols = s.back(), rows = s[s.size() - 2], blocks = n / std::max<int64_t>(rows * cols, 1);
-      float* r = rows_[index]->value().data<float>();
-      float* c = cols_[index]->value().data<float>();
+      float* r = rows_[index]->data<float>();
+      float* c = cols_[index]->data<float>();
       for (int64_t b = 0; b < blocks; ++b) {
         const float* gb = g + b * rows * cols;
         float* rb = r + b * rows;

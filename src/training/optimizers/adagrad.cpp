@@ -28,8 +28,8 @@ class Adagrad final : public Optimizer {
   void update_step(const Tensor& grad, Variable& var, size_t index, float lr, double) override {
     const float eps = f32(epsilon_);
     const float* g = grad.data<float>();
-    float* x = var.value().data<float>();
-    float* acc = accumulators_[index]->value().data<float>();
+    float* x = var.data<float>();
+    float* acc = accumulators_[index]->data<float>();
     for (int64_t i = 0, n = grad.size(); i < n; ++i) {
       acc[i] += g[i] * g[i];
       x[i] -= (lr * g[i]) / std::sqrt(acc[i] + eps);

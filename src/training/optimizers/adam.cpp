@@ -45,10 +45,10 @@ void Adam::update_step(const Tensor& grad, Variable& var, size_t index, float lr
   // `1 - self.beta_1` is a Python double, rounded to float32 when it meets the tensor.
   const float one_minus_b1 = f32(1.0 - beta_1_), one_minus_b2 = f32(1.0 - beta_2_), eps = f32(epsilon_);
   const float* g = grad.data<float>();
-  float* x = var.value().data<float>();
-  float* m = momentums_[index]->value().data<float>();
-  float* v = velocities_[index]->value().data<float>();
-  float* vhat = amsgrad_ ? velocity_hats_[index]->value().data<float>() : nullptr;
+  float* x = var.data<float>();
+  float* m = momentums_[index]->data<float>();
+  float* v = velocities_[index]->data<float>();
+  float* vhat = amsgrad_ ? velocity_hats_[index]->data<float>() : nullptr;
   for (int64_t i = 0, n = grad.size(); i < n; ++i) {
     m[i] += (g[i] - m[i]) * one_minus_b1;
     v[i] += (g[i] * g[i] - v[i]) * one_minus_b2;

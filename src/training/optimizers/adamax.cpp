@@ -34,9 +34,9 @@ class Adamax final : public Optimizer {
     const float beta_1_power = std::pow(f32(beta_1_), f32(step));
     const float one_minus_b1 = f32(1.0 - beta_1_), b2 = f32(beta_2_), eps = f32(epsilon_);
     const float* g = grad.data<float>();
-    float* x = var.value().data<float>();
-    float* m = m_[index]->value().data<float>();
-    float* u = u_[index]->value().data<float>();
+    float* x = var.data<float>();
+    float* m = m_[index]->data<float>();
+    float* u = u_[index]->data<float>();
     for (int64_t i = 0, n = grad.size(); i < n; ++i) {
       m[i] += (g[i] - m[i]) * one_minus_b1;
       u[i] = std::max(b2 * u[i], std::fabs(g[i]));

@@ -50,9 +50,9 @@ class Ftrl final : public Optimizer {
     const float l2_reg = f32(l2_) + f32(beta_) / (2.0f * lr);
     const float shrink = f32(2 * shrinkage_), p = f32(-power_), l1 = f32(l1_);
     const float* g = grad.data<float>();
-    float* x = var.value().data<float>();
-    float* acc = accumulators_[index]->value().data<float>();
-    float* lin = linears_[index]->value().data<float>();
+    float* x = var.data<float>();
+    float* acc = accumulators_[index]->data<float>();
+    float* lin = linears_[index]->data<float>();
     for (int64_t i = 0, n = grad.size(); i < n; ++i) {
       const float grad_to_use = g[i] + shrink * x[i];
       const float new_acc = acc[i] + g[i] * g[i];

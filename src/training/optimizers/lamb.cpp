@@ -33,9 +33,9 @@ class Lamb final : public Optimizer {
     const float b1_power = std::pow(f32(beta_1_), local_step), b2_power = std::pow(f32(beta_2_), local_step);
     const float one_minus_b1 = f32(1.0 - beta_1_), one_minus_b2 = f32(1.0 - beta_2_), eps = f32(epsilon_);
     const float* g = grad.data<float>();
-    float* x = var.value().data<float>();
-    float* m = momentums_[index]->value().data<float>();
-    float* v = velocities_[index]->value().data<float>();
+    float* x = var.data<float>();
+    float* m = momentums_[index]->data<float>();
+    float* v = velocities_[index]->data<float>();
     const int64_t n = grad.size();
     std::vector<float> update(static_cast<size_t>(n));
     float w_sq = 0, u_sq = 0;

@@ -27,8 +27,8 @@ class Lion final : public Optimizer {
     // beta_1 / beta_2 are cast to float32 first, so (1.0 - beta) is a float32 subtraction.
     const float b1 = f32(beta_1_), b2 = f32(beta_2_), one_minus_b1 = 1.0f - b1, one_minus_b2 = 1.0f - b2;
     const float* g = grad.data<float>();
-    float* x = var.value().data<float>();
-    float* m = momentums_[index]->value().data<float>();
+    float* x = var.data<float>();
+    float* m = momentums_[index]->data<float>();
     for (int64_t i = 0, n = grad.size(); i < n; ++i) {
       const float c = m[i] * b1 + g[i] * one_minus_b1;
       const float sign = c > 0.f ? 1.f : (c < 0.f ? -1.f : 0.f);

@@ -35,7 +35,7 @@ class Nadam final : public Optimizer {
   // Nadam._backend_update_step:
   // u_product = u_product * beta_1 * (1.0 - 0.5 * power(0.96, iterations + 1)), in float32.
   void before_update_steps(double step) override {
-    float& u = u_product_->value().data<float>()[0];
+    float& u = u_product_->data<float>()[0];
     u = (u * f32(beta_1_)) * (1.0f - 0.5f * std::pow(0.96f, f32(step)));
     u_product_->mark_updated();
   }
@@ -44,15 +44,15 @@ class Nadam final : public Optimizer {
     const float decay = 0.96f, beta_1 = f32(beta_1_), beta_2 = f32(beta_2_), eps = f32(epsilon_);
     const float u_t = beta_1 * (1.0f - 0.5f * std::pow(decay, local_step));
     const float u_t_1 = beta_1 * (1.0f - 0.5f * std::pow(decay, next_step));
-    const float u_product_t = u_product_->value().data<float>()[0];
+    const float u_product_t = u_product_->data<float>()[0];
     const float u_product_t_1 = u_product_t * u_t_1;
     const float beta_2_power = std::pow(beta_2, local_step);
     // Here beta_1 / beta_2 are float32 tensors already, so 1 - beta is computed in float32.
     const float one_minus_b1 = 1.0f - beta_1, one_minus_b2 = 1.0f - beta_2;
     const float* g = grad.data<float>();
-    float* x = var.value().data<float>();
-    float* m = momentums_[index]->value().data<float>();
-    float* v = velocities_[index]->value().data<float>();
+    float* x = var.data<float>();
+    float* m = momentums_[index]->data<float>();
+    float* v = velocities_[index]->data<float>();
     for (int64_t i = 0, n = grad.size(); i < n; ++i) {
       m[i] += (g[i] - m[i]) * one_minus_b1;
       v[i] += (g[i] * g[i] - v[i]) * one_minus_b2;

@@ -113,7 +113,7 @@ Optimizer::Optimizer(const Json& config, const std::string& default_name) : conf
                "Received instead: learning_rate=", lr.dump());
     learning_rate_ = std::make_shared<Variable>("learning_rate", name_ + "/learning_rate",
                                                 Tensor::zeros({}, DType::float32), false);
-    learning_rate_->value().data<float>()[0] = detail::f32(lr.get<double>());
+    learning_rate_->data<float>()[0] = detail::f32(lr.get<double>());
   }
 }
 
@@ -179,13 +179,13 @@ VariablePtr Optimizer::slot(const Variable& var, const std::string& slot_name) c
 }
 
 int64_t Optimizer::iterations() const {
-  const int64_t calls = iterations_->value().data<int64_t>()[0];
+  const int64_t calls = iterations_->data<int64_t>()[0];
   return accumulation_steps_ ? calls / accumulation_steps_ : calls;  // floor_divide of non-negatives
 }
 
 double Optimizer::learning_rate() const {
-  if (schedule_) return (*schedule_)(iterations_->value().data<int64_t>()[0]);  // Keras: the schedule of _iterations
-  return learning_rate_->value().data<float>()[0];
+  if (schedule_) return (*schedule_)(iterations_->data<int64_t>()[0]);  // Keras: the schedule of _iterations
+  return learning_rate_->data<float>()[0];
 }
 
 void Optimizer::set_learning_rate(double lr) {
@@ -194,7 +194,7 @@ void Optimizer::set_learning_rate(double lr) {
              "constructor argument, hence its learning rate is not settable. If you need the learning "
              "rate to be settable, you should instantiate the optimizer with a float `learning_rate` "
              "argument.");
-  learning_rate_->value().data<float>()[0] = detail::f32(lr);
+  learning_rate_->data<float>()[0] = detail::f32(lr);
   learning_rate_->mark_updated();
 }
 
@@ -223,7 +223,7 @@ Json Optimizer::get_config() const {
   if (schedule_) {
     lr = schedule_->serialize();
   } else {
-    lr = static_cast<double>(learning_rate_->value().data<float>()[0]);  // float(variable.numpy())
+    lr = static_cast<double>(learning_rate_->data<float>()[0]);  // float(variable.numpy())
   }
   Json c = {{"name", name_}, {"learning_rate", lr}};
   for (const char* key : {"weight_decay", "clipnorm", "global_clipnorm", "clipvalue", "use_ema", "ema_momentum",
@@ -316,11 +316,11 @@ void Optimizer::apply_gradients(const std::vector<Tensor>& grads, const std::vec
   // Gradient accumulation (base_optimizer._backend_apply_gradients): every call but each N-th adds the
   // gradients to the accumulators; the N-th applies (gradient + accumulated) / N and resets them.
   if (accumulation_steps_) {
-    const bool update = (iterations_->value().data<int64_t>()[0] + 1) % accumulation_steps_ == 0;
+    const bool update = (iterations_->data<int64_t>()[0] + 1) % accumulation_steps_ == 0;
     const float n = static_cast<float>(accumulation_steps_);
     for (size_t k = 0; k < which.size(); ++k) {
       Variable& acc = *accumulators_[index[which[k]]];
-      float* a = acc.value().data<float>();
+      float* a = acc.data<float>();
       for (size_t e = 0; e < g[k].size(); ++e) {
         if (update) g[k][e] = (g[k][e] + a[e]) / n;
         else a[e] += g[k][e];
@@ -329,7 +329,7 @@ void Optimizer::apply_gradients(const std::vector<Tensor>& grads, const std::vec
     }
     if (update)  // _backend_reset_gradient_accumulators: all of them, those without a gradient too
       for (const VariablePtr& acc : accumulators_) {
-        float* a = acc->value().data<float>();
+        float* a = acc->data<float>();
         std::fill_n(a, acc->value().size(), 0.f);
         acc->mark_updated();
       }
@@ -359,7 +359,7 @@ void Optimizer::clip_and_update(const std::vector<VariablePtr>& vars, const std:
   if (!config_["weight_decay"].is_null()) {
     const float wd = detail::f32(weight_decay_);
     for (size_t i : which) {
-      float* p = vars[i]->value().data<float>();
+      float* p = vars[i]->data<float>();
       const int64_t n = vars[i]->value().size();
       for (int64_t k = 0; k < n; ++k) p[k] = p[k] - (p[k] * wd) * lr;
     }
@@ -381,15 +381,15 @@ void Optimizer::finish_step() {
   if (use_ema_) {
     const float momentum = iterations() != 0 ? detail::f32(ema_momentum_) : 0.f, rest = 1.f - momentum;
     for (size_t i = 0; i < built_vars_.size(); ++i) {
-      const float* x = built_vars_[i]->value().data<float>();
-      float* a = averages_[i]->value().data<float>();
+      const float* x = built_vars_[i]->data<float>();
+      float* a = averages_[i]->data<float>();
       for (int64_t k = 0, n = built_vars_[i]->value().size(); k < n; ++k) a[k] = momentum * a[k] + rest * x[k];
       averages_[i]->mark_updated();
     }
     if (ema_overwrite_frequency_ && (iterations() + 1) % ema_overwrite_frequency_ == 0)
       finalize_variable_values(built_vars_);
   }
-  iterations_->value().data<int64_t>()[0] += 1;
+  iterations_->data<int64_t>()[0] += 1;
   iterations_->mark_updated();
 }
 

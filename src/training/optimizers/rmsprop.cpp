@@ -40,10 +40,10 @@ class RMSprop final : public Optimizer {
     // rho * x and (1 - rho) * x: Python doubles rounded to float32 against the tensor.
     const float rho = f32(rho_), one_minus_rho = f32(1.0 - rho_), eps = f32(epsilon_), mom = f32(momentum_);
     const float* g = grad.data<float>();
-    float* x = var.value().data<float>();
-    float* vel = velocities_[index]->value().data<float>();
-    float* m = momentum_ > 0 ? momentums_[index]->value().data<float>() : nullptr;
-    float* avg = centered_ ? average_gradients_[index]->value().data<float>() : nullptr;
+    float* x = var.data<float>();
+    float* vel = velocities_[index]->data<float>();
+    float* m = momentum_ > 0 ? momentums_[index]->data<float>() : nullptr;
+    float* avg = centered_ ? average_gradients_[index]->data<float>() : nullptr;
     for (int64_t i = 0, n = grad.size(); i < n; ++i) {
       vel[i] = rho * vel[i] + one_minus_rho * (g[i] * g[i]);
       float denominator;

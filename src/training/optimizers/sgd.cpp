@@ -27,13 +27,13 @@ class SGD final : public Optimizer {
   }
   void update_step(const Tensor& grad, Variable& var, size_t index, float lr, double) override {
     const float* g = grad.data<float>();
-    float* x = var.value().data<float>();
+    float* x = var.data<float>();
     const int64_t n = grad.size();
     if (momentum_ == 0) {
       for (int64_t i = 0; i < n; ++i) x[i] -= g[i] * lr;
       return;
     }
-    float* m = momentums_[index]->value().data<float>();
+    float* m = momentums_[index]->data<float>();
     const float mom = f32(momentum_);
     for (int64_t i = 0; i < n; ++i) {
       m[i] = m[i] * mom - g[i] * lr;
