@@ -16,7 +16,7 @@
 //
 // Workspaces belong to callers: a call takes one from the plan's pool (or makes one, the first time
 // per concurrent caller), grows it when a chunk is bigger than any before, and gives it back, so that
-// a warm call allocates only its output tensors. The arithmetic is the interpreter's, kernel for
+// a warm call allocates only its output tensors (none through run_into, Model::call_into). The arithmetic is the interpreter's, kernel for
 // kernel (Functional::call_graph), so results are bit-identical to the interpreter called on the same
 // rows (for a call run in chunks: on each chunk's rows, as kernels such as matmul choose their
 // algorithm by the number of rows), on every thread, except where a step runs the layers after it
