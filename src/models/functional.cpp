@@ -415,9 +415,15 @@ void Functional::call_into(const std::vector<Tensor>& inputs, const std::vector<
     }
     if (apart) return inference_plan_->run_into(inputs, outputs, ctx.rnn_states);
   }
+  // Interpreted: the shapes checked before the call (a stateful one advances its states), the values
+  // computed, then moved in (an output may be an input, of which the graph returned a view).
+  std::vector<Shape> shapes;
+  for (const Tensor& t : inputs) shapes.push_back(t.shape());
+  const std::vector<Shape> want = compute_output_shape(shapes);
+  for (size_t j = 0; j < outputs.size() && j < want.size(); ++j) check(j, want[j]);
   const std::vector<Tensor> got = call(inputs, ctx);
   for (size_t j = 0; j < outputs.size(); ++j) check(j, got[j].shape());
-  for (size_t j = 0; j < outputs.size(); ++j) std::memcpy(outputs[j].raw_data(), got[j].raw_data(), got[j].nbytes());
+  for (size_t j = 0; j < outputs.size(); ++j) std::memmove(outputs[j].raw_data(), got[j].raw_data(), got[j].nbytes());
 }
 
 std::vector<Tensor> Functional::call_graph(const std::vector<Tensor>& inputs, const CallContext& ctx) const {

@@ -399,7 +399,16 @@ size_t InferencePlan::idle_workspace_bytes() const {
   std::lock_guard<std::mutex> lock(pool_mutex_);
   size_t bytes = 0;
   for (const auto& ws : idle_) bytes += ws->bytes();
-  if (const Workspace* spare = spare_.load(std::memory_order_acquire)) bytes += spare->bytes();
+  // The spare is counted while this call owns it (a caller could be growing it otherwise); given back
+  // to the slot, or to the pool if a call filled the slot meanwhile.
+  if (std::unique_ptr<Workspace> spare{spare_.exchange(nullptr, std::memory_order_acquire)}) {
+    bytes += spare->bytes();
+    Workspace* empty = nullptr;
+    if (spare_.compare_exchange_strong(empty, spare.get(), std::memory_order_release))
+      (void)spare.release();
+    else
+      idle_.push_back(std::move(spare));  // reserved: made_ covers every workspace
+  }
   return bytes;
 }
 

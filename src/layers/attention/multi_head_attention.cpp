@@ -193,7 +193,7 @@ class MultiHeadAttention : public Layer {
     const std::vector<int>& axes = axes_;
     const AttentionEquations& eq = equations_;
     Tensor scores = grouped_ ? ops::einsum(eq.dot_product, q, k) : ops::einsum(eq.dot_product, k, q);
-    if (mask.defined()) mask = expand_mask(mask, scores.shape(), axes.size());
+    if (mask.defined()) mask = expand_mask(mask, scores.shape(), axes.size(), causal || window_ > 0);
     const bool explicit_path = dropout_ > 0.f || ctx.option("return_attention_scores", false) || query.rank() != 3;
     const MaskedRows rows = !keras2_semantics() && explicit_path ? MaskedRows::zero : MaskedRows::uniform;
     Tensor weights = masked_softmax(scores, mask, static_cast<int>(axes.size()), rows);
@@ -297,16 +297,20 @@ class MultiHeadAttention : public Layer {
   // -2 * axes - 1) until it has the scores' rank; it must then broadcast to them. Keras raises on the
   // masks that do not fit, among them use_causal_mask's and sliding_window's (1, t, s), built from axis
   // 1 of the query and value whatever the attention axes.
-  Tensor expand_mask(Tensor mask, const Shape& scores, size_t axes) const {
+  Tensor expand_mask(Tensor mask, const Shape& scores, size_t axes, bool auto_masks) const {
     const int at = -static_cast<int>(axes) * 2 - 1;
     const Shape given = mask.shape();
+    const char* why = auto_masks ? "; use_causal_mask and sliding_window make a (1, t, s) mask from axis 1 of the query "
+                                   "and value, whatever the attention axes" : "";
+    KCPP_CHECK(given.size() <= scores.size(), ValueError, "Layer '", name(), "' (", cls_, "): the attention mask of shape ",
+               shape_str(given), " has more axes than the attention scores of shape ", shape_str(scores));
     while (mask.rank() < static_cast<int>(scores.size())) {
       Shape s = mask.shape();
       const int pos = static_cast<int>(s.size()) + 1 + at;
       KCPP_CHECK(pos >= 0, ValueError, "Layer '", name(), "' (", cls_, "): the attention mask of shape ",
                  shape_str(given), " cannot be expanded to the attention scores of shape ", shape_str(scores), " over ",
                  axes, " attention axes (Keras's expand_dims at axis ", at, " is out of bounds for rank ", s.size(),
-                 "); use_causal_mask and sliding_window take one attention axis on inputs of rank 4 or more");
+                 ")", why);
       s.insert(s.begin() + pos, 1);
       mask = mask.reshape(s);
     }
@@ -314,8 +318,7 @@ class MultiHeadAttention : public Layer {
       KCPP_CHECK(mask.dim(-d) == 1 || mask.dim(-d) == scores[scores.size() - d], ValueError, "Layer '", name(), "' (",
                  cls_, "): the attention mask of shape ", shape_str(given), " (expanded to ", shape_str(mask.shape()),
                  ") does not broadcast to the attention scores of shape ", shape_str(scores), ", as Keras's Softmax "
-                 "requires; use_causal_mask and sliding_window make a (1, t, s) mask from axis 1 of the query and "
-                 "value, whatever the attention axes");
+                 "requires", why);
     return mask;
   }
 

@@ -96,7 +96,8 @@ std::vector<Tensor> Rnn::call(const std::vector<Tensor>& in, const CallContext& 
   // recorded; tf_keras: the sequences' mask).
   if (!stateful_) return run(in, ctx.mask(0), ctx);
   KCPP_CHECK(ctx.rnn_states != nullptr, ValueError, "Layer '", name(), "' (", cls_, ") is stateful: call the model with "
-             "the caller's states (C++: model(x, states) with a kerascpp::RnnStates; Python keeps them per model)");
+             "the caller's states (C++: model(x, states) or model.call_into(x, y, &states) with a kerascpp::RnnStates; "
+             "Python keeps them per model)");
   std::vector<Tensor> inputs = in;
   const std::vector<Tensor>& kept = ctx.rnn_states->of(this);
   if (inputs.size() == 1 && !kept.empty()) {  // given initial_state tensors win, as in Keras
