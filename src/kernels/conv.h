@@ -71,6 +71,8 @@ void dnnl_conv_run(const DnnlConvPlan& p, const float* x, float* y, void* scratc
 bool dnnl_conv_grad(const ConvGeometry& g, const float* x, const float* kernel, const float* dy, float* dx,
                     float* dkernel, float* dbias, std::string* why_not);
 std::shared_ptr<const DnnlPoolPlan> dnnl_pool_plan(const PoolGeometry& g, std::string* why_not);
+// dx of pooling for dy (overwritten): ref::pool_grad's bits, channels_last in contiguous channel loops.
+void pool_grad(const PoolGeometry& g, const float* x, const float* dy, float* dx);
 size_t dnnl_scratch_bytes(const DnnlPoolPlan& p);
 void dnnl_pool_run(const DnnlPoolPlan& p, const float* x, float* y, void* scratch);
 

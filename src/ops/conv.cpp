@@ -295,7 +295,7 @@ Tensor pool(const Tensor& x, PoolMode mode, const std::vector<int64_t>& pool_siz
   if (Recorder* r = tape_for({&x}))
     r->record("pool", {x}, y, [g, x](const Tensor& dy) {
       Tensor dx = Tensor::empty(x.shape());
-      kernels::ref::pool_grad(g, x.data<float>(), dy.data<float>(), dx.data<float>());
+      kernels::pool_grad(g, x.data<float>(), dy.data<float>(), dx.data<float>());
       return Grads{dx};
     });
   const char* family = mode == PoolMode::max ? "maxpool" : "avgpool";

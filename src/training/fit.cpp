@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 
+#include "core/mapping_cache.h"
 #include "models/functional.h"
 #include "ops/ops.h"
 #include "training/compiled.h"
@@ -222,6 +223,10 @@ std::shared_ptr<callbacks::History> run_fit(Model& m, Compiled& c, Feed& train, 
                                             const FitOptions& o) {
   KCPP_CHECK(o.validation_freq >= 0, ValueError, "Expected a positive `validation_freq` (or 0 with "
              "validation_epochs). Received: validation_freq=", o.validation_freq);
+  // Each step's big activations and gradients reuse the pages of the step before (core/mapping_cache.h);
+  // given back to the system when fit returns.
+  MappingCache pages(MappingCache::kDefaultBytes);
+  MappingCache::Scope reuse(pages);
   std::shared_ptr<callbacks::History> history;
   CallbackList cbs = make_callbacks(m, o.callbacks, o.verbose, o.epochs, train.it.num_batches(), o.out, &history);
   const bool nan_stops = has_terminate_on_nan(o.callbacks);

@@ -3,6 +3,8 @@
 // asymmetric padding.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <string>
 
 #include "kernels/conv.h"
@@ -122,6 +124,31 @@ TEST(Pool, OneDnnMatchesReference) {
     std::vector<char> scratch(dnnl_scratch_bytes(*plan) + 1);
     dnnl_pool_run(*plan, x.data(), got.data(), scratch.data());
     expect_close(got, want, "pool case " + std::to_string(i));
+  }
+}
+
+TEST(Pool, GradientIsTheReferencesBitForBit) {
+  std::mt19937 r(78);
+  for (int i = 0; i < 300; ++i) {
+    PoolGeometry g;
+    g.spatial = static_cast<int>(pick(r, 1, 3));
+    g.channels_first = i % 10 == 0;  // the reference itself: checked to be taken
+    g.kind = pick(r, 0, 1) ? PoolKind::max : PoolKind::average;
+    g.n = pick(r, 1, 3), g.c = pick(r, 1, 9);
+    for (int d = 3 - g.spatial; d < 3; ++d) {
+      g.k[d] = pick(r, 1, 3), g.stride[d] = pick(r, 1, 3);  // strides below the pool: overlapping windows
+      g.pad_l[d] = pick(r, 0, g.k[d] - 1), g.pad_r[d] = pick(r, 0, g.k[d] - 1);
+      g.in[d] = g.k[d] + pick(r, 0, 6);
+      g.out[d] = (g.in[d] + g.pad_l[d] + g.pad_r[d] - g.k[d]) / g.stride[d] + 1;
+    }
+    auto x = test::random_floats(r, volume(g.n, g.c, g.in));
+    for (size_t j = 0; j < x.size(); j += 7) x[j] = x[(j + 1) % x.size()];  // ties: the first maximum wins
+    if (x.size() > 3) x[3] = NAN;
+    const auto dy = test::random_floats(r, volume(g.n, g.c, g.out));
+    std::vector<float> want(x.size(), 5.f), got(x.size(), -7.f);
+    ref::pool_grad(g, x.data(), dy.data(), want.data());
+    pool_grad(g, x.data(), dy.data(), got.data());
+    ASSERT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float))) << "pool_grad case " << i;
   }
 }
 

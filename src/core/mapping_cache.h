@@ -1,0 +1,56 @@
+// MappingCache: big allocations kept for reuse while a training loop runs (issue 21).
+//
+// A tensor of Storage::kMapBytes or more is its own anonymous mapping (kerascpp/tensor.h), returned to
+// the system when freed. A training step allocates the same activations and gradients every step, so
+// each step faulted in fresh pages that the kernel zeroed first: a third of a small CNN's epoch was
+// page faults and page clearing (perf, 2-core AMD EPYC). While a Scope lives on a thread, the mappings
+// freed on that thread are kept (up to max_bytes in all) and the next allocations of the same size on
+// that thread take them back. Nothing is shared between threads or kept after the Scope: the cache is
+// the loop's, and its mappings go back to the system when it ends.
+//
+//   {
+//     MappingCache cache(MappingCache::kDefaultBytes);
+//     MappingCache::Scope scope(cache);   // fit's epochs
+//     ... Tensor::empty({128, 26, 26, 32}) ... freed ... Tensor::empty({128, 26, 26, 32})  // the same pages
+//   }
+#pragma once
+
+#include <cstddef>
+#include <map>
+
+namespace kerascpp {
+
+class MappingCache {
+ public:
+  static constexpr size_t kDefaultBytes = size_t{512} << 20;
+  explicit MappingCache(size_t max_bytes) : max_bytes_(max_bytes) {}
+  ~MappingCache();  // unmaps what it holds
+  MappingCache(const MappingCache&) = delete;
+  MappingCache& operator=(const MappingCache&) = delete;
+
+  // Installs a cache on the calling thread for its lifetime (restoring the one before).
+  class Scope {
+   public:
+    explicit Scope(MappingCache& cache);
+    ~Scope();
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    MappingCache* previous_;
+  };
+
+  // For Storage: a kept mapping of exactly `bytes` (page-rounded as mapped), or null; and a freed
+  // mapping offered back: true when the thread's cache kept it (else the caller unmaps it).
+  static void* take(size_t bytes);
+  static bool give(void* data, size_t bytes);
+
+  size_t bytes_held() const { return held_; }
+
+ private:
+  size_t max_bytes_;
+  size_t held_ = 0;
+  std::multimap<size_t, void*> free_;
+};
+
+}  // namespace kerascpp

@@ -1,0 +1,88 @@
+// The pooling gradient for channels_last inputs (Keras's default), with ref::pool_grad's arithmetic:
+// windows in the same order, each channel's first maximal cell (NaN never replaces a value) taking the
+// window's gradient, or every cell of the window grad / cells for average pooling; the same additions
+// in the same order, so the same bits (tested). Channels are the inner loop over contiguous floats, where
+// the reference walks each cell through a callback and recomputes offsets per channel (it was 15 % of a
+// small CNN's training epoch). channels_first stays the reference's.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "kernels/conv.h"
+#include "kernels/ref/ref.h"
+
+namespace kerascpp::kernels {
+
+namespace {
+
+// One more cell of a max-pooling window, per channel: its value replaces the best so far (and its
+// number the best's) where it is greater. Four channels at a time with vector selects: random data
+// mispredicts a branch half the time, and GCC keeps this loop's selects as branches.
+void argmax_step(const float* xc, int32_t cell, int64_t c, float* best_v, int32_t* best) {
+  using v4f = float __attribute__((vector_size(16)));
+  using v4i = int32_t __attribute__((vector_size(16)));
+  const v4i number = {cell, cell, cell, cell};
+  int64_t ch = 0;
+  for (; ch + 4 <= c; ch += 4) {
+    v4f v, b;
+    v4i i;
+    std::memcpy(&v, xc + ch, sizeof v);
+    std::memcpy(&b, best_v + ch, sizeof b);
+    std::memcpy(&i, best + ch, sizeof i);
+    const v4i above = v > b;
+    b = above ? v : b;
+    i = above ? number : i;
+    std::memcpy(best_v + ch, &b, sizeof b);
+    std::memcpy(best + ch, &i, sizeof i);
+  }
+  for (; ch < c; ++ch)
+    if (xc[ch] > best_v[ch]) best_v[ch] = xc[ch], best[ch] = cell;
+}
+
+}  // namespace
+
+void pool_grad(const PoolGeometry& g, const float* x, const float* dy, float* dx) {
+  if (g.channels_first) return ref::pool_grad(g, x, dy, dx);
+  const int64_t c = g.c;
+  std::fill(dx, dx + g.n * g.in[0] * g.in[1] * g.in[2] * c, 0.f);
+  std::vector<int64_t> cells;
+  std::vector<int32_t> best(static_cast<size_t>(c));  // per channel: its maximum's cell in `cells`
+  std::vector<float> best_v(static_cast<size_t>(c));
+  cells.reserve(static_cast<size_t>(g.k[0] * g.k[1] * g.k[2]));
+  auto in_at = [&](int64_t o, int64_t t, int d) {  // input index of output o, tap t; -1 in padding
+    const int64_t i = o * g.stride[d] - g.pad_l[d] + t;
+    return i >= 0 && i < g.in[d] ? i : -1;
+  };
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t od = 0; od < g.out[0]; ++od)
+      for (int64_t oh = 0; oh < g.out[1]; ++oh)
+        for (int64_t ow = 0; ow < g.out[2]; ++ow, dy += c) {
+          cells.clear();  // the window's cells inside the input, as offsets of their channel 0
+          for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+            const int64_t id = in_at(od, kd, 0);
+            if (id < 0) continue;
+            for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+              const int64_t ih = in_at(oh, kh, 1);
+              if (ih < 0) continue;
+              for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+                const int64_t iw = in_at(ow, kw, 2);
+                if (iw >= 0) cells.push_back((((n * g.in[0] + id) * g.in[1] + ih) * g.in[2] + iw) * c);
+              }
+            }
+          }
+          if (cells.empty()) continue;
+          if (g.kind == PoolKind::max) {
+            const float* x0 = x + cells[0];
+            for (int64_t ch = 0; ch < c; ++ch) best_v[ch] = x0[ch], best[ch] = 0;
+            for (size_t i = 1; i < cells.size(); ++i) argmax_step(x + cells[i], static_cast<int32_t>(i), c, best_v.data(), best.data());
+            for (int64_t ch = 0; ch < c; ++ch) dx[cells[best[ch]] + ch] += dy[ch];
+          } else {
+            const float inv = 1.f / static_cast<float>(cells.size());
+            for (int64_t ch = 0; ch < c; ++ch)
+              for (int64_t base : cells) dx[base + ch] += dy[ch] * inv;
+          }
+        }
+}
+
+}  // namespace kerascpp::kernels

@@ -1,0 +1,64 @@
+// MappingCache: while a scope lives on a thread, big tensors freed there give their mapping to the
+// next tensor of that size (a training loop's activations), zeroed when asked; bounded; nothing kept
+// outside a scope or after it.
+#include "core/mapping_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "kerascpp/tensor.h"
+
+namespace kerascpp {
+namespace {
+
+const Shape kBig = {1 << 19};  // 2 MiB of float32: a mapping of its own
+
+TEST(MappingCache, ReusesAFreedMappingOfTheSameSizeInsideAScope) {
+  MappingCache cache(MappingCache::kDefaultBytes);
+  const void* first = nullptr;
+  {
+    MappingCache::Scope scope(cache);
+    {
+      Tensor a = Tensor::empty(kBig);
+      a.data<float>()[7] = 3.f;
+      first = a.raw_data();
+    }
+    EXPECT_EQ(cache.bytes_held(), size_t{2} << 20);
+    Tensor b = Tensor::empty(kBig);
+    EXPECT_EQ(b.raw_data(), first);  // the same pages, not fresh ones
+    EXPECT_EQ(cache.bytes_held(), 0u);
+    b = Tensor();
+    Tensor z = Tensor::zeros(kBig);  // reused memory is zeroed when zeros are asked for
+    EXPECT_EQ(z.raw_data(), first);
+    EXPECT_EQ(z.data<float>()[7], 0.f);
+    Tensor other = Tensor::empty({(1 << 19) + 4096});  // another size: a mapping of its own
+    EXPECT_NE(other.raw_data(), first);
+  }
+  EXPECT_GT(cache.bytes_held(), 0u);  // held until the cache goes (z and other were freed in the scope)
+}
+
+TEST(MappingCache, KeepsNothingOutsideAScopeOrBeyondItsBound) {
+  MappingCache small(size_t{3} << 20);  // room for one 2 MiB mapping
+  {
+    MappingCache::Scope scope(small);
+    Tensor a = Tensor::empty(kBig), b = Tensor::empty(kBig), tiny = Tensor::empty({16});
+    a = Tensor();
+    b = Tensor();
+    tiny = Tensor();  // malloc's, never the cache's
+    EXPECT_EQ(small.bytes_held(), size_t{2} << 20);
+  }
+  MappingCache cache(MappingCache::kDefaultBytes);
+  Tensor kept;
+  {
+    MappingCache::Scope scope(cache);
+    kept = Tensor::empty(kBig);
+    std::thread([&] { Tensor t = Tensor::empty(kBig); }).join();  // another thread: not this scope's
+    EXPECT_EQ(cache.bytes_held(), 0u);
+  }
+  kept = Tensor();  // freed after the scope: unmapped
+  EXPECT_EQ(cache.bytes_held(), 0u);
+}
+
+}  // namespace
+}  // namespace kerascpp
