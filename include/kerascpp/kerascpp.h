@@ -20,5 +20,6 @@
 #include "kerascpp/model.h"
 #include "kerascpp/optimizers.h"
 #include "kerascpp/tensor.h"
+#include "kerascpp/threading.h"
 #include "kerascpp/variable.h"
 #include "kerascpp/warnings.h"

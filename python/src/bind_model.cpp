@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "common.h"
+#include "kerascpp/threading.h"
 #include "py_layer.h"  // PyRef
 
 namespace kcpy {
@@ -205,6 +206,8 @@ void bind_model(nb::module_& m) {
     return model_from_json(json, custom);
   }, nb::arg("json"), nb::arg("custom_objects") = nb::none(), nb::arg("safe_mode") = true);
   m.def("clear_session", &clear_session);
+  m.def("set_num_threads", &kerascpp::set_num_threads, nb::arg("n"));  // kerascpp/threading.h
+  m.def("num_threads", &kerascpp::num_threads);
 }
 
 }  // namespace kcpy

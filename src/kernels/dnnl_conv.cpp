@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kernels/conv.h"
+#include "kerascpp/threading.h"
 
 namespace kerascpp::kernels {
 namespace {
@@ -102,17 +103,26 @@ void omp_set_num_threads(int) {}
 // against 2.50 us on one.
 constexpr int64_t kOneThreadWork = int64_t{1} << 17;
 
-// Sets the calling thread's OpenMP thread count to 1 while alive, when `on`.
-class OneThread {
+// The threads a oneDNN call is made and run with (it sizes its blocking by them, so a plan keeps the
+// count it was made with): one under kOneThreadWork, else kerascpp::num_threads(), or the calling
+// thread's OpenMP count when that is 0.
+int threads_for(int64_t work) {
+  if (work < kOneThreadWork) return 1;
+  const int n = num_threads();
+  return n > 0 ? n : omp_get_max_threads();
+}
+
+// Sets the calling thread's OpenMP thread count to n while alive (restoring it after); 0: left alone.
+class Threads {
  public:
-  explicit OneThread(bool on) : before_(on ? omp_get_max_threads() : 0) {
-    if (on) omp_set_num_threads(1);
+  explicit Threads(int n) : before_(n > 0 ? omp_get_max_threads() : 0) {
+    if (n > 0 && n != before_) omp_set_num_threads(n);
   }
-  ~OneThread() {
-    if (before_ > 0) omp_set_num_threads(before_);
+  ~Threads() {
+    if (before_ > 0 && omp_get_max_threads() != before_) omp_set_num_threads(before_);
   }
-  OneThread(const OneThread&) = delete;
-  OneThread& operator=(const OneThread&) = delete;
+  Threads(const Threads&) = delete;
+  Threads& operator=(const Threads&) = delete;
 
  private:
   int before_;
@@ -163,8 +173,8 @@ std::unique_ptr<Context> make_context(const memory::desc& src, const memory::des
 // Runs prim on x -> y with a context of `contexts` (extra: arguments every call shares, the weights).
 void run_with_context(const dnnl::primitive& prim, Contexts& contexts, const memory::desc& src, const memory::desc& dst,
                       const memory::desc& scratch, const std::unordered_map<int, memory>& extra, const float* x,
-                      float* y, void* scratch_data, bool one_thread) {
-  OneThread alone(one_thread);
+                      float* y, void* scratch_data, int threads) {
+  Threads use(threads);
   std::unique_ptr<Context> c = contexts.take();
   if (!c) {
     c = make_context(src, dst, scratch);
@@ -187,7 +197,7 @@ class DnnlConvPlan {
   memory weights, bias;  // owned copies in the primitive's layout
   bool has_bias = false;
   std::unordered_map<int, memory> fixed_args;  // the weights and bias, for every call
-  bool one_thread = false;  // work under kOneThreadWork: made and run on the calling thread alone
+  int threads = 1;  // made and run with these (threads_for)
   mutable Contexts contexts;
 };
 
@@ -195,7 +205,7 @@ class DnnlPoolPlan {
  public:
   dnnl::primitive prim;
   memory::desc src, dst, scratch;
-  bool one_thread = false;
+  int threads = 1;
   mutable Contexts contexts;
 };
 
@@ -209,7 +219,7 @@ std::shared_ptr<const DnnlConvPlan> dnnl_conv_plan(const ConvGeometry& g, const 
   }
   int64_t work = g.n * g.oc * (g.ic / g.groups);
   for (int i = 0; i < 3; ++i) work *= (g.transpose ? g.in[i] : g.out[i]) * g.k[i];
-  OneThread alone(work < kOneThreadWork);  // oneDNN sizes its blocking by the threads it will have
+  Threads use(threads_for(work));  // oneDNN sizes its blocking by the threads it will have
   dnnl::primitive_attr attr = user_scratchpad();
   if (!post_ops.empty()) {
     dnnl::post_ops ops;
@@ -224,7 +234,7 @@ std::shared_ptr<const DnnlConvPlan> dnnl_conv_plan(const ConvGeometry& g, const 
   try {
     const dnnl::engine& eng = cpu_engine();
     auto plan = std::make_shared<DnnlConvPlan>();
-    plan->one_thread = work < kOneThreadWork;
+    plan->threads = threads_for(work);
     const tag t = act_tag(g.channels_first, g.spatial);
     plan->src = memory::desc(act_dims(g.n, g.ic, g.in, g.spatial), memory::data_type::f32, t);
     plan->dst = memory::desc(act_dims(g.n, g.oc, g.out, g.spatial), memory::data_type::f32, t);
@@ -271,18 +281,18 @@ size_t dnnl_scratch_bytes(const DnnlConvPlan& p) { return p.scratch.get_size(); 
 size_t dnnl_scratch_bytes(const DnnlPoolPlan& p) { return p.scratch.get_size(); }
 
 void dnnl_conv_run(const DnnlConvPlan& p, const float* x, float* y, void* scratch) {
-  run_with_context(p.prim, p.contexts, p.src, p.dst, p.scratch, p.fixed_args, x, y, scratch, p.one_thread);
+  run_with_context(p.prim, p.contexts, p.src, p.dst, p.scratch, p.fixed_args, x, y, scratch, p.threads);
 }
 
 std::shared_ptr<const DnnlPoolPlan> dnnl_pool_plan(const PoolGeometry& g, std::string* why_not) {
   if (onednn_off(why_not)) return nullptr;
   int64_t work = g.n * g.c;
   for (int i = 0; i < 3; ++i) work *= g.out[i] * g.k[i];
-  OneThread alone(work < kOneThreadWork);
+  Threads use(threads_for(work));
   try {
     const dnnl::engine& eng = cpu_engine();
     auto plan = std::make_shared<DnnlPoolPlan>();
-    plan->one_thread = work < kOneThreadWork;
+    plan->threads = threads_for(work);
     const tag t = act_tag(g.channels_first, g.spatial);
     plan->src = memory::desc(act_dims(g.n, g.c, g.in, g.spatial), memory::data_type::f32, t);
     plan->dst = memory::desc(act_dims(g.n, g.c, g.out, g.spatial), memory::data_type::f32, t);
@@ -302,7 +312,7 @@ std::shared_ptr<const DnnlPoolPlan> dnnl_pool_plan(const PoolGeometry& g, std::s
 }
 
 void dnnl_pool_run(const DnnlPoolPlan& p, const float* x, float* y, void* scratch) {
-  run_with_context(p.prim, p.contexts, p.src, p.dst, p.scratch, {}, x, y, scratch, p.one_thread);
+  run_with_context(p.prim, p.contexts, p.src, p.dst, p.scratch, {}, x, y, scratch, p.threads);
 }
 
 // Backward of a convolution or transposed convolution: data and weights primitives made per call
@@ -315,6 +325,9 @@ bool dnnl_conv_grad(const ConvGeometry& g, const float* x, const float* kernel, 
     *why_not = "oneDNN path: grouped transposed convolution not wired";
     return false;
   }
+  int64_t work = g.n * g.oc * (g.ic / g.groups);  // the forward's multiply-adds
+  for (int i = 0; i < 3; ++i) work *= (g.transpose ? g.in[i] : g.out[i]) * g.k[i];
+  Threads use(threads_for(work));
   try {
     const dnnl::engine& eng = cpu_engine();
     dnnl::stream s(eng);

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <vector>
 #if defined(KCPP_ISA_X86) && defined(__clang__)
 #include <cpuid.h>
 #endif
 
 #include "kerascpp/error.h"
 #include "kernels/dispatch_log.h"
+#include "kernels/parallel.h"
 
 namespace kerascpp::kernels {
 
@@ -136,26 +138,44 @@ void matmul_transposed_small(bool transpose_a, bool transpose_b, const float* a,
                              int64_t m, int64_t n, int64_t k) {
   isa_kernels().matmul_transposed_small(transpose_a, transpose_b, a, b, c, m, n, k);
 }
+// The elementwise kernels split big loops between the engine's threads (kernels/parallel.h); each
+// element is computed as on one thread.
 void binary(Binary op, const float* a, const int64_t* a_strides, const float* b, const int64_t* b_strides,
             float* y, const int64_t* shape, int rank) {
-  isa_kernels().binary(op, a, a_strides, b, b_strides, y, shape, rank);
+  int64_t inner = 1;  // y is contiguous: chunks of rows of the outer axis
+  for (int d = 1; d < rank; ++d) inner *= shape[d];
+  if (rank == 0 || inner == 0) return isa_kernels().binary(op, a, a_strides, b, b_strides, y, shape, rank);
+  parallel_chunks(shape[0], (kElementwiseGrain + inner - 1) / inner, [&](int64_t r0, int64_t r1) {
+    if (r0 == 0 && r1 == shape[0]) return isa_kernels().binary(op, a, a_strides, b, b_strides, y, shape, rank);
+    std::vector<int64_t> rows(shape, shape + rank);
+    rows[0] = r1 - r0;
+    isa_kernels().binary(op, a + r0 * a_strides[0], a_strides, b + r0 * b_strides[0], b_strides, y + r0 * inner,
+                         rows.data(), rank);
+  }, 1);
 }
 void scale_shift(const float* x, float* y, int64_t n, float scale, float offset) {
-  isa_kernels().scale_shift(x, y, n, scale, offset);
+  parallel_chunks(n, kElementwiseGrain,
+                  [&](int64_t b, int64_t e) { isa_kernels().scale_shift(x + b, y + b, e - b, scale, offset); });
 }
 void unary(Unary op, const float* x, float* y, int64_t n, float alpha) {
-  isa_kernels().unary(op, x, y, n, alpha);
+  parallel_chunks(n, kElementwiseGrain, [&](int64_t b, int64_t e) { isa_kernels().unary(op, x + b, y + b, e - b, alpha); });
 }
 void relu(const float* x, float* y, int64_t n, float negative_slope, float max_value, float threshold) {
-  isa_kernels().relu(x, y, n, negative_slope, max_value, threshold);
+  parallel_chunks(n, kElementwiseGrain, [&](int64_t b, int64_t e) {
+    isa_kernels().relu(x + b, y + b, e - b, negative_slope, max_value, threshold);
+  });
 }
 void unary_grad(Unary op, const float* x, const float* y, const float* dy, float* dx, int64_t n,
                 float alpha) {
-  isa_kernels().unary_grad(op, x, y, dy, dx, n, alpha);
+  parallel_chunks(n, kElementwiseGrain, [&](int64_t b, int64_t e) {  // x or y may be null (not needed)
+    isa_kernels().unary_grad(op, x ? x + b : x, y ? y + b : y, dy + b, dx + b, e - b, alpha);
+  });
 }
 void relu_grad(const float* x, const float* dy, float* dx, int64_t n, float negative_slope, float max_value,
                float threshold) {
-  isa_kernels().relu_grad(x, dy, dx, n, negative_slope, max_value, threshold);
+  parallel_chunks(n, kElementwiseGrain, [&](int64_t b, int64_t e) {
+    isa_kernels().relu_grad(x + b, dy + b, dx + b, e - b, negative_slope, max_value, threshold);
+  });
 }
 void batch_normalization(const float* x, float* y, const float* scale, const float* shift, int64_t outer,
                          int64_t channels, int64_t inner) {

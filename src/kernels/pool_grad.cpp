@@ -3,13 +3,15 @@
 // window's gradient, or every cell of the window grad / cells for average pooling; the same additions
 // in the same order, so the same bits (tested). Channels are the inner loop over contiguous floats, where
 // the reference walks each cell through a callback and recomputes offsets per channel (it was 15 % of a
-// small CNN's training epoch). channels_first stays the reference's.
+// small CNN's training epoch). Images are split between the engine's threads (kernels/parallel.h),
+// each writing its own dx. channels_first stays the reference's.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
 #include "kernels/conv.h"
+#include "kernels/parallel.h"
 #include "kernels/ref/ref.h"
 
 namespace kerascpp::kernels {
@@ -40,12 +42,11 @@ void argmax_step(const float* xc, int32_t cell, int64_t c, float* best_v, int32_
     if (xc[ch] > best_v[ch]) best_v[ch] = xc[ch], best[ch] = cell;
 }
 
-}  // namespace
-
-void pool_grad(const PoolGeometry& g, const float* x, const float* dy, float* dx) {
-  if (g.channels_first) return ref::pool_grad(g, x, dy, dx);
-  const int64_t c = g.c;
-  std::fill(dx, dx + g.n * g.in[0] * g.in[1] * g.in[2] * c, 0.f);
+// Images [n0, n1): each writes its own dx only.
+void grad_images(const PoolGeometry& g, const float* x, const float* dy, float* dx, int64_t n0, int64_t n1) {
+  const int64_t c = g.c, in_image = g.in[0] * g.in[1] * g.in[2] * c;
+  std::fill(dx + n0 * in_image, dx + n1 * in_image, 0.f);
+  dy += n0 * g.out[0] * g.out[1] * g.out[2] * c;
   std::vector<int64_t> cells;
   std::vector<int32_t> best(static_cast<size_t>(c));  // per channel: its maximum's cell in `cells`
   std::vector<float> best_v(static_cast<size_t>(c));
@@ -54,7 +55,7 @@ void pool_grad(const PoolGeometry& g, const float* x, const float* dy, float* dx
     const int64_t i = o * g.stride[d] - g.pad_l[d] + t;
     return i >= 0 && i < g.in[d] ? i : -1;
   };
-  for (int64_t n = 0; n < g.n; ++n)
+  for (int64_t n = n0; n < n1; ++n)
     for (int64_t od = 0; od < g.out[0]; ++od)
       for (int64_t oh = 0; oh < g.out[1]; ++oh)
         for (int64_t ow = 0; ow < g.out[2]; ++ow, dy += c) {
@@ -83,6 +84,15 @@ void pool_grad(const PoolGeometry& g, const float* x, const float* dy, float* dx
               for (int64_t base : cells) dx[base + ch] += dy[ch] * inv;
           }
         }
+}
+
+}  // namespace
+
+void pool_grad(const PoolGeometry& g, const float* x, const float* dy, float* dx) {
+  if (g.channels_first) return ref::pool_grad(g, x, dy, dx);
+  const int64_t in_image = std::max<int64_t>(1, g.in[0] * g.in[1] * g.in[2] * g.c);
+  parallel_chunks(g.n, (kElementwiseGrain + in_image - 1) / in_image,
+                  [&](int64_t n0, int64_t n1) { grad_images(g, x, dy, dx, n0, n1); }, 1);
 }
 
 }  // namespace kerascpp::kernels

@@ -341,3 +341,20 @@ def test_a_stateful_model_carries_its_states_between_calls_until_reset_states():
         assert np.max(np.abs(got - want)) <= 1e-5 * max(1e-6, np.max(np.abs(want))), name
     other = keras.models.load_model(os.path.join(d, "model.keras"), compile=False)  # its own states
     assert np.max(np.abs(other.predict(x2, batch_size=2) - np.load(os.path.join(d, "y3.npy")))) < 1e-5
+
+
+def test_the_thread_count_is_set_under_tensorflows_names():
+    threading = keras.config.threading
+    before = threading.get_intra_op_parallelism_threads()
+    try:
+        threading.set_intra_op_parallelism_threads(1)
+        assert threading.get_intra_op_parallelism_threads() == 1
+        model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+        assert model.predict(np.ones((2, 4), np.float32), verbose=0).shape == (2, 3)
+        with pytest.raises(ValueError, match="set_num_threads expects a count >= 0"):
+            threading.set_intra_op_parallelism_threads(-1)
+        with pytest.raises(TypeError, match="expects an int"):
+            threading.set_intra_op_parallelism_threads("2")
+    finally:
+        threading.set_intra_op_parallelism_threads(before)
+    assert keras.config.floatx() == "float32" and keras.config.image_data_format() == "channels_last"
