@@ -1,8 +1,9 @@
 """Epoch time of model.fit: Keras 3 (TensorFlow) and kerascpp (Python package) side by side, on the
 same model, initial weights and random data (issue 6). Each framework runs in its own process with
 the same thread count; the first epoch (tracing / planning) is reported apart from the steady ones.
+ResNet50 (keras.applications, weights=None) is timed per train_on_batch step at batch 32 (issue 21).
 
-    .venv/bin/python bench/training.py [--samples 60000] [--cnn-samples 6000] [--epochs 3] [--threads 2]
+    .venv/bin/python bench/training.py [--samples 60000] [--cnn-samples 6000] [--epochs 3] [--threads 2] [--resnet-steps 3]
 """
 import argparse
 import json
@@ -28,6 +29,14 @@ else:
 model = keras.models.load_model(path + ".keras")
 model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
 times, losses = [], []
+if kind == "resnet50":  # train_on_batch at batch 32: the first step (tracing / planning), then `epochs` more
+    for i in range(epochs + 1):
+        t0 = time.perf_counter()
+        logs = model.train_on_batch(x, y, return_dict=True)
+        times.append(time.perf_counter() - t0)
+        losses.append(float(logs["loss"]))
+    print(json.dumps({"times": times, "losses": losses}))
+    sys.exit(0)
 class T(keras.callbacks.Callback):
     def on_epoch_begin(self, epoch, logs=None):
         self.t0 = time.perf_counter()
@@ -43,6 +52,13 @@ def build(kind, path, samples):
     import numpy as np
     import keras
     rng = np.random.default_rng(0)
+    if kind == "resnet50":
+        x = rng.random((samples, 224, 224, 3), dtype=np.float32)
+        model = keras.applications.ResNet50(weights=None, input_shape=(224, 224, 3), classes=1000)
+        y = rng.integers(0, 1000, samples).astype(np.int32)
+        np.savez(path + ".npz", x=x, y=y)
+        model.save(path + ".keras")
+        return
     if kind == "mlp":
         x = rng.random((samples, 784), dtype=np.float32)
         model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(128, activation="relu"),
@@ -64,17 +80,21 @@ def main():
     ap.add_argument("--cnn-samples", type=int, default=6000)
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--resnet-steps", type=int, default=3, help="train_on_batch steps of ResNet50 at batch 32 (0: skip)")
     a = ap.parse_args()
     env = dict(os.environ, OMP_NUM_THREADS=str(a.threads), OPENBLAS_NUM_THREADS=str(a.threads),
                TF_CPP_MIN_LOG_LEVEL="3")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for kind, n in (("mlp", a.samples), ("cnn", a.cnn_samples)):
+        runs = [("mlp", a.samples, a.epochs), ("cnn", a.cnn_samples, a.epochs)]
+        if a.resnet_steps:
+            runs.append(("resnet50", 32, a.resnet_steps))
+        for kind, n, epochs in runs:
             path = os.path.join(tmp, kind)
             build(kind, path, n)
             result = {}
             for which in ("keras", "kerascpp"):
-                out = subprocess.run([sys.executable, "-c", CHILD, kind, which, path, str(a.epochs), str(a.threads)],
+                out = subprocess.run([sys.executable, "-c", CHILD, kind, which, path, str(epochs), str(a.threads)],
                                      env=env, capture_output=True, text=True, check=True).stdout
                 result[which] = json.loads(out.strip().splitlines()[-1])
             rows.append((kind, n, result))
@@ -88,6 +108,7 @@ def main():
         print(f"| {kind} | {n} | {k['times'][0]:.2f} | {kl:.2f} | {c['times'][0]:.2f} | {cl:.2f} | {kl / cl:.2f} | "
               f"{k['losses'][-1]:.4f} / {c['losses'][-1]:.4f} |")
     print(f"\n{a.threads} threads each, batch 128, Adam, sparse categorical crossentropy, no shuffle; "
+          f"resnet50: one train_on_batch of 32 images (224x224x3, weights=None) per \"epoch\", seconds per step; "
           f"{os.cpu_count()} CPUs.")
 
 

@@ -11,7 +11,9 @@ MappingCache::~MappingCache() {
   for (const auto& [bytes, data] : free_) munmap(data, bytes);
 }
 
-MappingCache::Scope::Scope(MappingCache& cache) : previous_(current) { current = &cache; }
+MappingCache::Scope::Scope(std::shared_ptr<MappingCache> cache) : cache_(std::move(cache)), previous_(current) {
+  current = cache_.get();
+}
 MappingCache::Scope::~Scope() { current = previous_; }
 
 void* MappingCache::take(size_t bytes) {

@@ -5,18 +5,19 @@
 // each step faulted in fresh pages that the kernel zeroed first: a third of a small CNN's epoch was
 // page faults and page clearing (perf, 2-core AMD EPYC). While a Scope lives on a thread, the mappings
 // freed on that thread are kept (up to max_bytes in all) and the next allocations of the same size on
-// that thread take them back. Nothing is shared between threads or kept after the Scope: the cache is
-// the loop's, and its mappings go back to the system when it ends.
+// that thread take them back. Nothing is shared between threads; mappings freed outside a scope go back
+// to the system, and so do the cache's when it goes (a compiled model keeps one for its train steps).
 //
+//   auto cache = std::make_shared<MappingCache>(MappingCache::kDefaultBytes);   // a compiled model's
 //   {
-//     MappingCache cache(MappingCache::kDefaultBytes);
-//     MappingCache::Scope scope(cache);   // fit's epochs
+//     MappingCache::Scope scope(cache);   // fit's epochs, a train_on_batch
 //     ... Tensor::empty({128, 26, 26, 32}) ... freed ... Tensor::empty({128, 26, 26, 32})  // the same pages
 //   }
 #pragma once
 
 #include <cstddef>
 #include <map>
+#include <memory>
 
 namespace kerascpp {
 
@@ -28,15 +29,17 @@ class MappingCache {
   MappingCache(const MappingCache&) = delete;
   MappingCache& operator=(const MappingCache&) = delete;
 
-  // Installs a cache on the calling thread for its lifetime (restoring the one before).
+  // Installs a cache on the calling thread for its lifetime (restoring the one before), keeping it
+  // alive meanwhile.
   class Scope {
    public:
-    explicit Scope(MappingCache& cache);
+    explicit Scope(std::shared_ptr<MappingCache> cache);
     ~Scope();
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
 
    private:
+    std::shared_ptr<MappingCache> cache_;
     MappingCache* previous_;
   };
 

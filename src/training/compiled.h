@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/mapping_cache.h"
 #include "kerascpp/model.h"
 #include "layers/constraints.h"
 #include "layers/regularizers.h"
@@ -34,6 +35,9 @@ struct Compiled {
   std::vector<metrics::Mean> output_loss_trackers;  // per output, multi-output models only
   Json config;  // Keras 3 compile_config, as saved
   bool integer_ids = false;  // the model reads integer ids (models::reads_integer_ids), found at compile
+  // The big tensors a train or test step frees, kept for the next step's (core/mapping_cache.h): fit,
+  // evaluate, train_on_batch and test_on_batch run with it on their thread. Held until the next compile.
+  std::shared_ptr<MappingCache> pages = std::make_shared<MappingCache>(MappingCache::kDefaultBytes);
 };
 
 // Compiled::trainable, taken now when it was not yet since compile.

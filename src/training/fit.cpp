@@ -223,10 +223,7 @@ std::shared_ptr<callbacks::History> run_fit(Model& m, Compiled& c, Feed& train, 
                                             const FitOptions& o) {
   KCPP_CHECK(o.validation_freq >= 0, ValueError, "Expected a positive `validation_freq` (or 0 with "
              "validation_epochs). Received: validation_freq=", o.validation_freq);
-  // Each step's big activations and gradients reuse the pages of the step before (core/mapping_cache.h);
-  // given back to the system when fit returns.
-  MappingCache pages(MappingCache::kDefaultBytes);
-  MappingCache::Scope reuse(pages);
+  MappingCache::Scope reuse(c.pages);  // each step's big tensors reuse the pages of the step before
   std::shared_ptr<callbacks::History> history;
   CallbackList cbs = make_callbacks(m, o.callbacks, o.verbose, o.epochs, train.it.num_batches(), o.out, &history);
   const bool nan_stops = has_terminate_on_nan(o.callbacks);
@@ -367,6 +364,7 @@ std::shared_ptr<callbacks::History> Model::fit(Dataset& data, const FitOptions& 
 
 Logs Model::evaluate(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const EvaluateOptions& o) {
   Compiled& c = compiled_or_throw(*this, compiled_.get(), "evaluate");
+  MappingCache::Scope reuse(c.pages);  // core/mapping_cache.h
   KCPP_CHECK(o.batch_size > 0, ValueError, "Expected a positive batch_size. Received: batch_size=", o.batch_size);
   const int64_t n = cardinality(*this, x, y, o.sample_weight);
   check_states(*this, o.states, "evaluate", "EvaluateOptions::states", n, o.batch_size);
@@ -379,6 +377,7 @@ Logs Model::evaluate(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
 
 Logs Model::evaluate(Dataset& data, const EvaluateOptions& o) {
   Compiled& c = compiled_or_throw(*this, compiled_.get(), "evaluate");
+  MappingCache::Scope reuse(c.pages);  // core/mapping_cache.h
   KCPP_CHECK(!o.sample_weight.defined(), ValueError, "`sample_weight` argument is not supported when using a dataset: "
              "the dataset's batches carry their sample weights");
   EpochIterator it(data, o.steps, true);
@@ -413,6 +412,7 @@ std::vector<Tensor> Model::predict(Dataset& data, int64_t steps) const {
 Logs Model::train_on_batch(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight,
                            const std::map<int64_t, double>& class_weight, RnnStates* states) {
   Compiled& c = compiled_or_throw(*this, compiled_.get(), "train_on_batch");
+  MappingCache::Scope reuse(c.pages);  // core/mapping_cache.h
   const int64_t n = cardinality(*this, x, y, sample_weight);
   check_states(*this, states, "train_on_batch", "the `states` argument", n, n);  // the batch: all n samples
   training::reset(c);
@@ -427,6 +427,7 @@ Logs Model::train_on_batch(const std::vector<Tensor>& x, const std::vector<Tenso
 Logs Model::test_on_batch(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight,
                           RnnStates* states) {
   Compiled& c = compiled_or_throw(*this, compiled_.get(), "test_on_batch");
+  MappingCache::Scope reuse(c.pages);  // core/mapping_cache.h
   const int64_t n = cardinality(*this, x, y, sample_weight);
   check_states(*this, states, "test_on_batch", "the `states` argument", n, n);
   training::reset(c);

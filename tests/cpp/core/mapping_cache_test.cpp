@@ -15,10 +15,11 @@ namespace {
 const Shape kBig = {1 << 19};  // 2 MiB of float32: a mapping of its own
 
 TEST(MappingCache, ReusesAFreedMappingOfTheSameSizeInsideAScope) {
-  MappingCache cache(MappingCache::kDefaultBytes);
+  auto shared = std::make_shared<MappingCache>(MappingCache::kDefaultBytes);
+  MappingCache& cache = *shared;
   const void* first = nullptr;
   {
-    MappingCache::Scope scope(cache);
+    MappingCache::Scope scope(shared);
     {
       Tensor a = Tensor::empty(kBig);
       a.data<float>()[7] = 3.f;
@@ -39,19 +40,21 @@ TEST(MappingCache, ReusesAFreedMappingOfTheSameSizeInsideAScope) {
 }
 
 TEST(MappingCache, KeepsNothingOutsideAScopeOrBeyondItsBound) {
-  MappingCache small(size_t{3} << 20);  // room for one 2 MiB mapping
+  auto small_cache = std::make_shared<MappingCache>(size_t{3} << 20);  // room for one 2 MiB mapping
+  const MappingCache& small = *small_cache;
   {
-    MappingCache::Scope scope(small);
+    MappingCache::Scope scope(small_cache);
     Tensor a = Tensor::empty(kBig), b = Tensor::empty(kBig), tiny = Tensor::empty({16});
     a = Tensor();
     b = Tensor();
     tiny = Tensor();  // malloc's, never the cache's
     EXPECT_EQ(small.bytes_held(), size_t{2} << 20);
   }
-  MappingCache cache(MappingCache::kDefaultBytes);
+  auto shared = std::make_shared<MappingCache>(MappingCache::kDefaultBytes);
+  const MappingCache& cache = *shared;
   Tensor kept;
   {
-    MappingCache::Scope scope(cache);
+    MappingCache::Scope scope(shared);
     kept = Tensor::empty(kBig);
     std::thread([&] { Tensor t = Tensor::empty(kBig); }).join();  // another thread: not this scope's
     EXPECT_EQ(cache.bytes_held(), 0u);
