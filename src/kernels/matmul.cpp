@@ -45,6 +45,7 @@
 extern "C" {
 void openblas_set_num_threads(int num_threads) __attribute__((weak));
 int openblas_get_num_threads(void) __attribute__((weak));
+int openblas_get_parallel(void) __attribute__((weak));  // 0 sequential, 1 pthreads, 2 OpenMP
 }
 
 namespace kerascpp::kernels {
@@ -149,6 +150,11 @@ void set_blas_threads(int n) {
 }
 
 int blas_threads() { return openblas_get_num_threads ? openblas_get_num_threads() : 1; }
+
+bool blas_shares_pool() {
+  if (!openblas_get_parallel) return false;  // not OpenBLAS: its threading is unknown
+  return openblas_get_parallel() != 1 || blas_threads() <= 1;
+}
 
 // The backward products of a matmul: a or b read transposed (row-major, stored as (k, m) / (n, k)).
 // Sizes are checked by the op (they are the forward's); cblas does the transposes for free.

@@ -69,5 +69,10 @@ void matmul_transposed_small(bool transpose_a, bool transpose_b, const float* a,
 // the linked BLAS is not OpenBLAS). See matmul.cpp for why kerascpp leaves the default alone.
 void set_blas_threads(int n);
 int blas_threads();
+// Whether the BLAS computes on OpenMP's threads (OpenBLAS's OpenMP build), on the caller's only
+// (sequential, or one thread), so that kerascpp's own parallel loops may use OpenMP's pool without
+// spinning against a pool of its own (kernels/parallel.h): false for OpenBLAS's pthreads build on
+// several threads and for a BLAS that cannot tell.
+bool blas_shares_pool();
 
 }  // namespace kerascpp::kernels

@@ -1,7 +1,8 @@
 // The engine's thread pool for kerascpp's own loops: OpenMP's (libgomp), the runtime oneDNN already
 // runs on, so that elementwise kernels, pooling gradients and oneDNN's convolutions take turns on the
 // same threads instead of two pools spinning against each other (issue 21). A loop of fewer than two
-// grains stays on the calling thread, as does one inside a parallel region.
+// grains stays on the calling thread, as does one inside a parallel region, and every loop when the
+// BLAS keeps a thread pool of its own (OpenBLAS's pthreads build; kernels::blas_shares_pool).
 //
 // Chunks are whole ranges [begin, end) of the caller's index, each run once, so a loop whose items
 // are independent (an elementwise kernel, a pooling gradient per image) gives the same bits on any

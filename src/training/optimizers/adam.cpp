@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/parallel.h"
+
 namespace kerascpp::optimizers::detail {
 namespace {
 
@@ -37,6 +39,24 @@ void Adam::do_build(const std::vector<VariablePtr>& vars) {
     for (const auto& v : vars) velocity_hats_.push_back(add_slot(*v, "velocity_hat"));
 }
 
+namespace {
+
+// Keras's update on [0, n), element by element (the buffers never overlap, so the loop vectorises:
+// IEEE sqrt and division give each element's bits as the scalar loop would; no FMA, see CMakeLists).
+template <bool kAmsgrad>
+void adam_update(const float* __restrict g, float* __restrict x, float* __restrict m, float* __restrict v,
+                 float* __restrict vhat, int64_t n, float one_minus_b1, float one_minus_b2, float alpha, float eps) {
+  for (int64_t i = 0; i < n; ++i) {
+    m[i] += (g[i] - m[i]) * one_minus_b1;
+    v[i] += (g[i] * g[i] - v[i]) * one_minus_b2;
+    float vi = v[i];
+    if constexpr (kAmsgrad) vi = vhat[i] = std::max(vhat[i], v[i]);
+    x[i] -= (m[i] * alpha) / (std::sqrt(vi) + eps);
+  }
+}
+
+}  // namespace
+
 void Adam::update_step(const Tensor& grad, Variable& var, size_t index, float lr, double step) {
   const float local_step = f32(step);
   const float beta_1_power = std::pow(f32(beta_1_), local_step);
@@ -49,13 +69,13 @@ void Adam::update_step(const Tensor& grad, Variable& var, size_t index, float lr
   float* m = momentums_[index]->data<float>();
   float* v = velocities_[index]->data<float>();
   float* vhat = amsgrad_ ? velocity_hats_[index]->data<float>() : nullptr;
-  for (int64_t i = 0, n = grad.size(); i < n; ++i) {
-    m[i] += (g[i] - m[i]) * one_minus_b1;
-    v[i] += (g[i] * g[i] - v[i]) * one_minus_b2;
-    float vi = v[i];
-    if (vhat) vi = vhat[i] = std::max(vhat[i], v[i]);
-    x[i] -= (m[i] * alpha) / (std::sqrt(vi) + eps);
-  }
+  // Split between the engine's threads (kernels/parallel.h) when big; each element as on one thread.
+  kernels::parallel_chunks(grad.size(), kernels::kElementwiseGrain, [&](int64_t b, int64_t e) {
+    if (vhat)
+      adam_update<true>(g + b, x + b, m + b, v + b, vhat + b, e - b, one_minus_b1, one_minus_b2, alpha, eps);
+    else
+      adam_update<false>(g + b, x + b, m + b, v + b, nullptr, e - b, one_minus_b1, one_minus_b2, alpha, eps);
+  });
   momentums_[index]->mark_updated();
   velocities_[index]->mark_updated();
   if (vhat) velocity_hats_[index]->mark_updated();
