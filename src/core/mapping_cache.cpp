@@ -1,10 +1,30 @@
 #include "core/mapping_cache.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
 
 namespace kerascpp {
 namespace {
 thread_local MappingCache* current = nullptr;
+
+size_t half_the_memory() {
+  static const size_t half = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<size_t>(pages) / 2 * static_cast<size_t>(page) : size_t{0};
+  }();
+  return half;
+}
+}  // namespace
+
+size_t MappingCache::bound() const { return std::max(max_bytes_, std::min(peak_live_, half_the_memory())); }
+
+void MappingCache::allocated(size_t bytes) {
+  if (MappingCache* c = current) {
+    c->live_ += bytes;
+    c->peak_live_ = std::max(c->peak_live_, c->live_);
+  }
 }
 
 MappingCache::~MappingCache() {
@@ -29,7 +49,9 @@ void* MappingCache::take(size_t bytes) {
 
 bool MappingCache::give(void* data, size_t bytes) {
   MappingCache* c = current;
-  if (c == nullptr || c->held_ + bytes > c->max_bytes_) return false;
+  if (c == nullptr) return false;
+  c->live_ -= std::min(c->live_, bytes);  // one allocated before the scope was not counted in
+  if (c->held_ + bytes > c->bound()) return false;
   try {
     c->free_.emplace(bytes, data);
   } catch (...) {  // no memory for the node: unmapped instead (a destructor must not throw)

@@ -4,8 +4,11 @@
 // the system when freed. A training step allocates the same activations and gradients every step, so
 // each step faulted in fresh pages that the kernel zeroed first: a third of a small CNN's epoch was
 // page faults and page clearing (perf, 2-core AMD EPYC). While a Scope lives on a thread, the mappings
-// freed on that thread are kept (up to max_bytes in all) and the next allocations of the same size on
-// that thread take them back. Nothing is shared between threads; mappings freed outside a scope go back
+// freed on that thread are kept and the next allocations of the same size on that thread take them
+// back. It holds up to max_bytes, or more where the loop's own peak of live mappings is more (ResNet50
+// at batch 32 has gigabytes of activations, and half of its step was clearing fresh pages with 512 MiB
+// held): what a step needed at once is what it keeps for the next, as TensorFlow's allocator keeps its
+// peak; never over half of the machine's memory. Nothing is shared between threads; mappings freed outside a scope go back
 // to the system, and so do the cache's when it goes (a compiled model keeps one for its train steps).
 //
 //   auto cache = std::make_shared<MappingCache>(MappingCache::kDefaultBytes);   // a compiled model's
@@ -47,12 +50,17 @@ class MappingCache {
   // mapping offered back: true when the thread's cache kept it (else the caller unmaps it).
   static void* take(size_t bytes);
   static bool give(void* data, size_t bytes);
+  // For Storage: a mapping of `bytes` handed to a tensor on this thread (taken or new).
+  static void allocated(size_t bytes);
 
   size_t bytes_held() const { return held_; }
+  // What it may hold now: max_bytes, or the peak of live mappings when higher (at most half the memory).
+  size_t bound() const;
 
  private:
   size_t max_bytes_;
   size_t held_ = 0;
+  size_t live_ = 0, peak_live_ = 0;  // mappings allocated and not yet freed while this cache was current
   std::multimap<size_t, void*> free_;
 };
 

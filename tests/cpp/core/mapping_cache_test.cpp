@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <thread>
+#include <vector>
 
 #include "kerascpp/tensor.h"
 
@@ -40,14 +41,15 @@ TEST(MappingCache, ReusesAFreedMappingOfTheSameSizeInsideAScope) {
 }
 
 TEST(MappingCache, KeepsNothingOutsideAScopeOrBeyondItsBound) {
-  auto small_cache = std::make_shared<MappingCache>(size_t{3} << 20);  // room for one 2 MiB mapping
+  auto small_cache = std::make_shared<MappingCache>(size_t{3} << 20);  // 3 MiB, above the live peak
   const MappingCache& small = *small_cache;
   {
     MappingCache::Scope scope(small_cache);
-    Tensor a = Tensor::empty(kBig), b = Tensor::empty(kBig), tiny = Tensor::empty({16});
-    a = Tensor();
-    b = Tensor();
+    Tensor a = Tensor::empty(kBig), tiny = Tensor::empty({16});
+    a = Tensor();  // held: 2 MiB
     tiny = Tensor();  // malloc's, never the cache's
+    Tensor c = Tensor::empty({3 << 17});  // 1.5 MiB, another size: a mapping of its own
+    c = Tensor();  // 3.5 MiB would pass the bound (3 MiB, over the 2 MiB live at most): unmapped
     EXPECT_EQ(small.bytes_held(), size_t{2} << 20);
   }
   auto shared = std::make_shared<MappingCache>(MappingCache::kDefaultBytes);
@@ -61,6 +63,20 @@ TEST(MappingCache, KeepsNothingOutsideAScopeOrBeyondItsBound) {
   }
   kept = Tensor();  // freed after the scope: unmapped
   EXPECT_EQ(cache.bytes_held(), 0u);
+}
+
+TEST(MappingCache, HoldsUpToTheLoopsOwnPeakOfLiveMappings) {
+  auto cache = std::make_shared<MappingCache>(size_t{3} << 20);  // 3 MiB, below the peak below
+  MappingCache::Scope scope(cache);
+  {
+    std::vector<Tensor> step;  // 4 x 2 MiB live at once: the step's peak
+    for (int i = 0; i < 4; ++i) step.push_back(Tensor::empty(kBig));
+    EXPECT_EQ(cache->bound(), size_t{8} << 20);
+  }
+  EXPECT_EQ(cache->bytes_held(), size_t{8} << 20);  // all kept for the next step, none refused
+  std::vector<Tensor> next;
+  for (int i = 0; i < 4; ++i) next.push_back(Tensor::empty(kBig));
+  EXPECT_EQ(cache->bytes_held(), 0u);  // every one taken back
 }
 
 }  // namespace
