@@ -112,6 +112,13 @@ int threads_for(int64_t work) {
   return n > 0 ? n : omp_get_max_threads();
 }
 
+// A convolution's multiply-adds (its forward's; the backward's are of the same order).
+int64_t conv_work(const ConvGeometry& g) {
+  int64_t work = g.n * g.oc * (g.ic / g.groups);
+  for (int i = 0; i < 3; ++i) work *= (g.transpose ? g.in[i] : g.out[i]) * g.k[i];
+  return work;
+}
+
 // Sets the calling thread's OpenMP thread count to n while alive (restoring it after); 0: left alone.
 class Threads {
  public:
@@ -217,9 +224,8 @@ std::shared_ptr<const DnnlConvPlan> dnnl_conv_plan(const ConvGeometry& g, const 
     *why_not = "oneDNN path: grouped transposed convolution not wired";
     return nullptr;
   }
-  int64_t work = g.n * g.oc * (g.ic / g.groups);
-  for (int i = 0; i < 3; ++i) work *= (g.transpose ? g.in[i] : g.out[i]) * g.k[i];
-  Threads use(threads_for(work));  // oneDNN sizes its blocking by the threads it will have
+  const int threads = threads_for(conv_work(g));  // made and run with these: oneDNN sizes its blocking by them
+  Threads use(threads);
   dnnl::primitive_attr attr = user_scratchpad();
   if (!post_ops.empty()) {
     dnnl::post_ops ops;
@@ -234,7 +240,7 @@ std::shared_ptr<const DnnlConvPlan> dnnl_conv_plan(const ConvGeometry& g, const 
   try {
     const dnnl::engine& eng = cpu_engine();
     auto plan = std::make_shared<DnnlConvPlan>();
-    plan->threads = threads_for(work);
+    plan->threads = threads;
     const tag t = act_tag(g.channels_first, g.spatial);
     plan->src = memory::desc(act_dims(g.n, g.ic, g.in, g.spatial), memory::data_type::f32, t);
     plan->dst = memory::desc(act_dims(g.n, g.oc, g.out, g.spatial), memory::data_type::f32, t);
@@ -288,11 +294,12 @@ std::shared_ptr<const DnnlPoolPlan> dnnl_pool_plan(const PoolGeometry& g, std::s
   if (onednn_off(why_not)) return nullptr;
   int64_t work = g.n * g.c;
   for (int i = 0; i < 3; ++i) work *= g.out[i] * g.k[i];
-  Threads use(threads_for(work));
+  const int threads = threads_for(work);
+  Threads use(threads);
   try {
     const dnnl::engine& eng = cpu_engine();
     auto plan = std::make_shared<DnnlPoolPlan>();
-    plan->threads = threads_for(work);
+    plan->threads = threads;
     const tag t = act_tag(g.channels_first, g.spatial);
     plan->src = memory::desc(act_dims(g.n, g.c, g.in, g.spatial), memory::data_type::f32, t);
     plan->dst = memory::desc(act_dims(g.n, g.c, g.out, g.spatial), memory::data_type::f32, t);
@@ -325,9 +332,7 @@ bool dnnl_conv_grad(const ConvGeometry& g, const float* x, const float* kernel, 
     *why_not = "oneDNN path: grouped transposed convolution not wired";
     return false;
   }
-  int64_t work = g.n * g.oc * (g.ic / g.groups);  // the forward's multiply-adds
-  for (int i = 0; i < 3; ++i) work *= (g.transpose ? g.in[i] : g.out[i]) * g.k[i];
-  Threads use(threads_for(work));
+  Threads use(threads_for(conv_work(g)));
   try {
     const dnnl::engine& eng = cpu_engine();
     dnnl::stream s(eng);

@@ -318,11 +318,7 @@ void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vecto
     const InferencePlan* plan;
     std::unique_ptr<Workspace>& ws;
     ~GiveBack() {
-      Workspace* empty = nullptr;
-      if (plan->spare_.compare_exchange_strong(empty, ws.get(), std::memory_order_release)) {
-        (void)ws.release();
-        return;
-      }
+      if (plan->to_spare(ws)) return;
       std::lock_guard<std::mutex> lock(plan->pool_mutex_);
       plan->idle_.push_back(std::move(ws));
     }
@@ -395,6 +391,13 @@ size_t InferencePlan::workspaces() const {
   return made_;
 }
 
+bool InferencePlan::to_spare(std::unique_ptr<Workspace>& ws) const {
+  Workspace* empty = nullptr;
+  if (!spare_.compare_exchange_strong(empty, ws.get(), std::memory_order_release)) return false;
+  (void)ws.release();
+  return true;
+}
+
 size_t InferencePlan::idle_workspace_bytes() const {
   std::lock_guard<std::mutex> lock(pool_mutex_);
   size_t bytes = 0;
@@ -403,11 +406,7 @@ size_t InferencePlan::idle_workspace_bytes() const {
   // to the slot, or to the pool if a call filled the slot meanwhile.
   if (std::unique_ptr<Workspace> spare{spare_.exchange(nullptr, std::memory_order_acquire)}) {
     bytes += spare->bytes();
-    Workspace* empty = nullptr;
-    if (spare_.compare_exchange_strong(empty, spare.get(), std::memory_order_release))
-      (void)spare.release();
-    else
-      idle_.push_back(std::move(spare));  // reserved: made_ covers every workspace
+    if (!to_spare(spare)) idle_.push_back(std::move(spare));  // reserved: made_ covers every workspace
   }
   return bytes;
 }

@@ -158,6 +158,8 @@ class InferencePlan {
            const std::vector<int>& step_of, SoleProducer sole_producer);
   int64_t scratch_floats(int64_t rows) const;
   void prepare_states(const StatefulStep& s, int64_t rows, RnnStates& states) const;
+  // Puts ws in the spare slot when it is empty (ws is then released); false: the slot was taken.
+  bool to_spare(std::unique_ptr<Workspace>& ws) const;
 
   std::vector<Value> values_;
   std::vector<Step> steps_;
