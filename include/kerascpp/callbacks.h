@@ -79,6 +79,9 @@ class Callback {
   virtual void on_test_end(Logs& logs) {}
   virtual void on_test_batch_begin(int64_t batch, Logs& logs) {}
   virtual void on_test_batch_end(int64_t batch, Logs& logs) {}
+  // True for a callback that writes files or prints (ModelCheckpoint, CSVLogger, TensorBoard,
+  // BackupAndRestore, ProgbarLogger): data-parallel fit runs it on worker 0 (the chief) alone.
+  virtual bool chief_only() const { return false; }
 
  private:
   Model* model_ = nullptr;
@@ -102,6 +105,7 @@ class History : public Callback {
 // epoch), in Keras 3's format: "12/12 ━━━━━━━━━━━━━━━━━━━━ 0s 2ms/step - loss: 0.1234 - val_loss: ...".
 class ProgbarLogger : public Callback {
  public:
+  bool chief_only() const override { return true; }
   explicit ProgbarLogger(std::ostream* out = nullptr);  // nullptr: std::cout
   void on_train_begin(Logs& logs) override;
   void on_epoch_begin(int epoch, Logs& logs) override;
@@ -124,6 +128,7 @@ class ProgbarLogger : public Callback {
 // filepath may hold Python format fields: "ckpt-{epoch:02d}-{val_loss:.3f}.keras".
 class ModelCheckpoint : public Callback {
  public:
+  bool chief_only() const override { return true; }
   ModelCheckpoint(std::string filepath, const Json& kwargs = Json::object());
   void on_epoch_begin(int epoch, Logs& logs) override;
   // save_freq=<int>: counts batches across epochs and across fit() calls, as Keras (set once, in __init__).
@@ -176,6 +181,7 @@ class EarlyStopping : public Callback {
 // refused.
 class TensorBoard : public Callback {
  public:
+  bool chief_only() const override { return true; }
   explicit TensorBoard(const Json& kwargs = Json::object());
   ~TensorBoard() override;
   void on_train_begin(Logs& logs) override;
@@ -232,6 +238,7 @@ class LearningRateScheduler : public Callback {
 // then the log keys sorted, flushed every epoch.
 class CSVLogger : public Callback {
  public:
+  bool chief_only() const override { return true; }
   CSVLogger(std::string filename, std::string separator = ",", bool append = false);
   ~CSVLogger() override;
   void on_train_begin(Logs& logs) override;
@@ -255,6 +262,7 @@ class CSVLogger : public Callback {
 // backup_dir (delete_checkpoint).
 class BackupAndRestore : public Callback {
  public:
+  bool chief_only() const override { return true; }
   explicit BackupAndRestore(std::string backup_dir, const Json& kwargs = Json::object());
   void on_train_begin(Logs& logs) override;
   void on_epoch_end(int epoch, Logs& logs) override;

@@ -41,6 +41,17 @@ class Metric {
   virtual bool array_result() const { return false; }
   virtual std::vector<double> result_array() const { return {result()}; }
   virtual void reset_state() = 0;
+  // The accumulators update_state adds to, in a fixed order. Data-parallel training sums them across
+  // workers before it reads the result, as Keras sums its metric variables (aggregation "sum").
+  struct StateVisitor {
+    virtual ~StateVisitor() = default;
+    virtual void operator()(double& v) = 0;
+    virtual void operator()(float& v) = 0;
+    virtual void operator()(std::vector<double>& v) = 0;
+    virtual void operator()(std::vector<float>& v) = 0;
+  };
+  // The default refuses (NotImplementedError naming the metric): a metric that cannot be summed.
+  virtual void visit_state(StateVisitor& visit);
   virtual Json get_config() const;
   // How compile_config records the metric: {"module": "keras.metrics", "class_name", "config",
   // "registered_name"}; a metric written in Python gives its own module and class, a metric function
@@ -82,6 +93,7 @@ class Mean : public Metric {
   void add(double value, double weight = 1.0);
   double result() const override;
   void reset_state() override;
+  void visit_state(StateVisitor& visit) override;
 
  private:
   double total_ = 0, count_ = 0;

@@ -22,6 +22,7 @@ struct Confusion {
   int64_t labels = 1;
   std::vector<double> tp, fp, tn, fn;
   void reset() { tp = fp = tn = fn = std::vector<double>(thresholds.size() * static_cast<size_t>(labels), 0.0); }
+  void visit(Metric::StateVisitor& v) { v(tp), v(fp), v(tn), v(fn); }
 };
 
 // tf.math.top_k keeps the k largest along the last axis (the lower index first on ties); the rest
@@ -198,6 +199,7 @@ class PrecisionRecall : public Metric {
   }
   double result() const override { return scalar_result(*this); }
   void reset_state() override { m_.reset(); }
+  void visit_state(StateVisitor& v) override { m_.visit(v); }
 
  private:
   bool recall_;
@@ -230,6 +232,7 @@ class ConditionCount : public Metric {
   }
   double result() const override { return scalar_result(*this); }
   void reset_state() override { m_.reset(); }
+  void visit_state(StateVisitor& v) override { m_.visit(v); }
 
  private:
   Cell cell_;
@@ -321,6 +324,7 @@ class AUC : public Metric {
   void reset_state() override {
     if (built_) m_.reset();
   }
+  void visit_state(StateVisitor& v) override { m_.visit(v); }
 
   double result() const override {
     if (!built_) return 0.0;
@@ -429,6 +433,7 @@ class RateAtRate : public Metric {
     update_confusion(m_, y_true, y_pred, sample_weight, -1, class_id_, false, name());
   }
   void reset_state() override { m_.reset(); }
+  void visit_state(StateVisitor& v) override { m_.visit(v); }
   double result() const override {
     float best = 0.f;
     for (size_t i = 0; i < m_.tp.size(); ++i)

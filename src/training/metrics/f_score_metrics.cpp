@@ -44,6 +44,7 @@ class FBetaScore : public Metric {
   }
   std::string class_name() const override { return cls_; }
   void reset_state() override { tp_.clear(), fp_.clear(), fn_.clear(), support_.clear(); }
+  void visit_state(StateVisitor& v) override { v(tp_), v(fp_), v(fn_), v(support_); }
 
   void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) override {
     const NdArray t = to_nd(y_true, name(), "y_true"), p = to_nd(y_pred, name(), "y_pred");

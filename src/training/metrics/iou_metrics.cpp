@@ -99,6 +99,7 @@ class IoUMetric : public Metric {
     return c;
   }
   void reset_state() override { cm_.assign(static_cast<size_t>(num_classes_ * num_classes_), 0.0); }
+  void visit_state(StateVisitor& v) override { v(cm_); }
 
   void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) override {
     NdArray t = to_nd(y_true, name(), "y_true"), p = to_nd(y_pred, name(), "y_pred");

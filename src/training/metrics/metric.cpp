@@ -9,6 +9,12 @@ Metric::Metric(const Json& config, const std::string& default_name)
     : config_(Json::object()), name_(detail::name_in(config, default_name)) {}
 
 // Keras 3's Metric.get_config: {"name", "dtype"} and the class's options (config_).
+void Metric::visit_state(StateVisitor&) {
+  KCPP_THROW(NotImplementedError, "Metric ", class_name(), " '", name(), "' cannot be summed across workers (a metric "
+             "written in Python, or one without accumulators), so data-parallel training cannot report it: compile "
+             "without it, or train on one worker");
+}
+
 Json Metric::get_config() const {
   Json c = config_;
   c["name"] = name_;
@@ -66,6 +72,11 @@ void Mean::add(double value, double weight) {
 double Mean::result() const { return count_ == 0 ? 0.0 : total_ / count_; }  // ops.divide_no_nan
 
 void Mean::reset_state() { total_ = count_ = 0; }
+
+void Mean::visit_state(StateVisitor& visit) {
+  visit(total_);
+  visit(count_);
+}
 
 namespace detail {
 

@@ -26,6 +26,7 @@ class Sum : public Metric {
   }
   double result() const override { return static_cast<float>(total_); }
   void reset_state() override { total_ = 0; }
+  void visit_state(StateVisitor& visit) override { visit(total_); }
 
  private:
   double total_ = 0;

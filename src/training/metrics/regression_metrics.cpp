@@ -188,6 +188,7 @@ class R2Score : public Metric {
     for (auto* v : {&sum_, &squared_sum_, &total_mse_, &count_}) std::fill(v->begin(), v->end(), 0.f);
     num_samples_ = 0.f;
   }
+  void visit_state(StateVisitor& v) override { v(sum_), v(squared_sum_), v(total_mse_), v(count_), v(num_samples_); }
 
  private:
   bool variance_weighted_ = false;
