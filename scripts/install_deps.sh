@@ -6,10 +6,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# libgloo-dev: data-parallel training's collectives (Gloo's TCP transport).
 # libopenblas-openmp-dev: OpenBLAS on OpenMP's threads, the pool oneDNN and kerascpp's own loops run on
 # (CMakeLists.txt links it when present; the default pthreads OpenBLAS keeps a pool of its own).
 DEBS=(build-essential cmake pkg-config libhdf5-dev nlohmann-json3-dev zlib1g-dev libopenblas-dev libopenblas-openmp-dev
-      libdnnl-dev libeigen3-dev libgtest-dev libbenchmark-dev python3-venv ccache)
+      libdnnl-dev libgloo-dev libeigen3-dev libgtest-dev libbenchmark-dev python3-venv ccache)
 # make fuzz: clang with libFuzzer's runtime, and unzip for the seeds.
 [ "${1:-}" = "--fuzz" ] && DEBS+=(clang libclang-rt-dev unzip)
 missing=()

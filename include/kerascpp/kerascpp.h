@@ -9,6 +9,7 @@
 
 #include "kerascpp/autodiff.h"
 #include "kerascpp/callbacks.h"
+#include "kerascpp/distribute.h"
 #include "kerascpp/dtype.h"
 #include "kerascpp/error.h"
 #include "kerascpp/initializers.h"

@@ -19,6 +19,7 @@
 
 #include "kerascpp/callbacks.h"
 #include "kerascpp/dataset.h"
+#include "kerascpp/distribute.h"
 #include "kerascpp/keras_tensor.h"
 #include "kerascpp/layer.h"
 #include "kerascpp/losses.h"
@@ -92,6 +93,10 @@ struct FitOptions {
   // from the previous one's final states, across epochs too, and fit's validation runs through them,
   // as in Keras. Required when the model is stateful(); the same object can go on to predict.
   RnnStates* states = nullptr;
+  // Data-parallel training (kerascpp/distribute.h): every worker calls fit with the same data and options;
+  // each computes its rows of every global batch of batch_size, and worker 0 alone keeps the callbacks
+  // that write files (ModelCheckpoint, CSVLogger, TensorBoard, BackupAndRestore) and the progress bar.
+  DistributedContextPtr distributed;
 };
 
 struct EvaluateOptions {
@@ -101,6 +106,7 @@ struct EvaluateOptions {
   std::vector<callbacks::CallbackPtr> callbacks;
   std::ostream* out = nullptr;
   RnnStates* states = nullptr;  // as FitOptions::states
+  DistributedContextPtr distributed;  // as FitOptions::distributed: each worker evaluates its rows
   int64_t steps = 0;  // batches to read; 0: the whole data
 };
 

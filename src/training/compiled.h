@@ -44,14 +44,19 @@ struct Compiled {
 const std::vector<VariablePtr>& trainable_weights(const Model& model, Compiled& c);
 
 using kerascpp::Batch;  // kerascpp/dataset.h
+class Replicas;  // training/distribute/replicas.h
 
 // One gradient step: forward in training mode under a tape, loss, gradients, optimizer update,
 // layer state updates, then the loss tracker and metrics. Returns false (and changes no weight)
 // when the loss is not finite; the trackers then hold that NaN / inf.
-// states: the stateful RNN layers' (null when the model has none).
-bool train_step(Model& model, Compiled& c, const Batch& batch, uint64_t seed, RnnStates* states = nullptr);
+// states: the stateful RNN layers' (null when the model has none). replicas: data-parallel training's
+// workers (batch is then the global batch, of which this worker computes its rows); false also when
+// replicas->stopped().
+bool train_step(Model& model, Compiled& c, const Batch& batch, uint64_t seed, RnnStates* states = nullptr,
+                Replicas* replicas = nullptr);
 // The same forward and loss in inference mode, updating the trackers only.
-void test_step(const Model& model, Compiled& c, const Batch& batch, RnnStates* states = nullptr);
+void test_step(const Model& model, Compiled& c, const Batch& batch, RnnStates* states = nullptr,
+               Replicas* replicas = nullptr);
 // The trackers' results as Keras's logs ("loss", per-output losses, metrics), and their reset.
 Logs results(const Compiled& c, const std::string& prefix = "");
 void reset(Compiled& c);

@@ -13,6 +13,7 @@
 #include "models/functional.h"
 #include "ops/ops.h"
 #include "training/compiled.h"
+#include "training/distribute/replicas.h"
 #include "training/epoch_iterator.h"
 
 namespace kerascpp {
@@ -22,6 +23,7 @@ using training::Batch;
 using training::ArrayDataset;
 using training::Compiled;
 using training::EpochIterator;
+using training::Replicas;
 
 Compiled& compiled_or_throw(const Model& m, Compiled* c, const char* what) {
   KCPP_CHECK(c != nullptr, ValueError, "You must call `compile()` before using the model (", what, " on model '",
@@ -85,11 +87,14 @@ struct CallbackList {
 };
 
 CallbackList make_callbacks(Model& m, const std::vector<callbacks::CallbackPtr>& user, int verbose, int epochs, int64_t steps,
-                            std::ostream* out, std::shared_ptr<callbacks::History>* history) {
+                            std::ostream* out, std::shared_ptr<callbacks::History>* history, const Replicas& replicas) {
   // Keras's order: the user's callbacks, then History, then the progress bar (so that what a
-  // callback adds to the logs, e.g. ReduceLROnPlateau's learning_rate, reaches both).
+  // callback adds to the logs, e.g. ReduceLROnPlateau's learning_rate, reaches both). A worker other
+  // than the chief of data-parallel training drops those that write files or print.
   CallbackList list;
-  list.all = user;
+  for (const auto& c : user)
+    if (replicas.chief() || !c || !c->chief_only()) list.all.push_back(c);
+  if (!replicas.chief()) verbose = 0;
   if (history) {
     *history = std::make_shared<callbacks::History>();
     list.all.push_back(*history);
@@ -188,8 +193,9 @@ std::optional<Batch> next_batch(Model& m, Feed& f, int epoch) {
 
 // The evaluation loop shared by evaluate() and fit's validation: a new pass of the feed, its batches
 // (all, or the feed's steps).
-Logs run_evaluation(Model& m, Compiled& c, Feed& f, CallbackList& cbs) {
+Logs run_evaluation(Model& m, Compiled& c, Feed& f, CallbackList& cbs, Replicas& replicas) {
   training::reset(c);
+  replicas.begin_pass();
   Logs logs;
   cbs.each([&](callbacks::Callback& cb) { cb.on_test_begin(logs); });
   f.it.reset();
@@ -198,15 +204,15 @@ Logs run_evaluation(Model& m, Compiled& c, Feed& f, CallbackList& cbs) {
     const int64_t step = f.it.step() - 1;
     cbs.each([&](callbacks::Callback& cb) { cb.on_test_batch_begin(step, logs); });
     try {
-      training::test_step(m, c, *b, f.states);
+      training::test_step(m, c, *b, f.states, &replicas);
     } catch (...) {
       rethrow_at(place(f, -1, step));
     }
-    logs = sorted(training::results(c));
+    logs = sorted(replicas.results(c));
     cbs.each([&](callbacks::Callback& cb) { cb.on_test_batch_end(step, logs); });
   }
   f.it.end_epoch();
-  logs = sorted(training::results(c));
+  logs = sorted(replicas.results(c));
   cbs.each([&](callbacks::Callback& cb) { cb.on_test_end(logs); });
   return logs;
 }
@@ -220,12 +226,12 @@ bool validates_after(const FitOptions& o, int epoch) {
 
 // The epochs of fit over a feed (arrays or a Dataset), with validation on `val` (null: none).
 std::shared_ptr<callbacks::History> run_fit(Model& m, Compiled& c, Feed& train, Feed* val, std::mt19937_64& rng,
-                                            const FitOptions& o) {
+                                            const FitOptions& o, Replicas& replicas) {
   KCPP_CHECK(o.validation_freq >= 0, ValueError, "Expected a positive `validation_freq` (or 0 with "
              "validation_epochs). Received: validation_freq=", o.validation_freq);
   MappingCache::Scope reuse(c.pages);  // each step's big tensors reuse the pages of the step before
   std::shared_ptr<callbacks::History> history;
-  CallbackList cbs = make_callbacks(m, o.callbacks, o.verbose, o.epochs, train.it.num_batches(), o.out, &history);
+  CallbackList cbs = make_callbacks(m, o.callbacks, o.verbose, o.epochs, train.it.num_batches(), o.out, &history, replicas);
   const bool nan_stops = has_terminate_on_nan(o.callbacks);
   c.optimizer->build(training::trainable_weights(m, c));
   m.stop_training = false;
@@ -233,26 +239,36 @@ std::shared_ptr<callbacks::History> run_fit(Model& m, Compiled& c, Feed& train, 
   Logs logs;
   m.resume_at_epoch.reset();
   cbs.each([&](callbacks::Callback& cb) { cb.on_train_begin(logs); });
-  const int first_epoch = m.resume_at_epoch.value_or(o.initial_epoch);
+  int first_epoch = m.resume_at_epoch.value_or(o.initial_epoch);
   m.resume_at_epoch.reset();
+  replicas.check_same_model(m, &c, "fit");
+  replicas.take_chief_state(m, c, &first_epoch);  // after on_train_begin: BackupAndRestore's restored state
   for (int epoch = first_epoch; epoch < o.epochs && !m.stop_training; ++epoch) {
     training::reset(c);
+    replicas.begin_pass();
     Logs epoch_logs;
     cbs.each([&](callbacks::Callback& cb) { cb.on_epoch_begin(epoch, epoch_logs); });
     train.it.begin_epoch();
-    while (!m.stop_training) {
+    // Data-parallel: a worker that stops takes part in one more step's exchange, which tells the others
+    // (none applies that step: training ends after the same batch everywhere).
+    while (!m.stop_training || replicas.active()) {
       std::optional<Batch> b = next_batch(m, train, epoch);
       if (!b) break;
       const int64_t step = train.it.step() - 1;
       Logs batch_logs;
-      cbs.each([&](callbacks::Callback& cb) { cb.on_train_batch_begin(step, batch_logs); });
+      if (!m.stop_training) cbs.each([&](callbacks::Callback& cb) { cb.on_train_batch_begin(step, batch_logs); });
+      replicas.set_stop_request(m.stop_training);
       bool finite = false;
       try {
-        finite = training::train_step(m, c, *b, rng(), train.states);
+        finite = training::train_step(m, c, *b, rng(), train.states, &replicas);
       } catch (...) {
         rethrow_at(place(train, epoch, step) + "(the weights are as they were before this batch) ");
       }
-      batch_logs = sorted(training::results(c));
+      if (replicas.stopped()) {
+        m.stop_training = true;
+        break;
+      }
+      batch_logs = sorted(replicas.step_logs(c));
       if (!finite && !nan_stops)
         KCPP_THROW(ValueError, "The loss of model '", m.name(), "' is ", batch_logs.at("loss"), " at epoch ", epoch + 1,
                    ", batch ", step, ". The weights were left as they were before this batch. Lower the learning rate, "
@@ -264,13 +280,14 @@ std::shared_ptr<callbacks::History> run_fit(Model& m, Compiled& c, Feed& train, 
       m.stop_training = true;
       break;
     }
-    epoch_logs = training::results(c);
+    epoch_logs = replicas.results(c);
     if (val && !m.stop_training && validates_after(o, epoch)) {
-      Logs v = run_evaluation(m, c, *val, cbs);
+      Logs v = run_evaluation(m, c, *val, cbs, replicas);
       epoch_logs.set_all(v, "val_");
     }
     epoch_logs = sorted(epoch_logs);
     cbs.each([&](callbacks::Callback& cb) { cb.on_epoch_end(epoch, epoch_logs); });
+    m.stop_training = replicas.any(m.stop_training);  // a stop anywhere stops every worker
     logs = epoch_logs;
   }
   // Keras's fit: optimizer.finalize_variable_values (use_ema: the weights become their averages).
@@ -341,11 +358,12 @@ std::shared_ptr<callbacks::History> Model::fit(const std::vector<Tensor>& x_in, 
   KCPP_CHECK(n > 0, ValueError, "Expected input data to be non-empty.");
   check_states(*this, o.states, "fit", "FitOptions::states", n, o.batch_size);
   ValidationFeed val(*this, o, vx, vy, vsw);
-  std::mt19937_64 rng(o.seed ? o.seed : std::random_device{}());
+  Replicas replicas(o.distributed.get());
+  std::mt19937_64 rng(replicas.chief_seed(o.seed ? o.seed : std::random_device{}()));  // one shuffle for all workers
   ArrayDataset arrays(x, y, sw, o.batch_size, o.shuffle ? &rng : nullptr);
   EpochIterator it(arrays, o.steps_per_epoch, false);
   Feed train{it, false, nullptr, o.states, "fit", "FitOptions::states"};
-  return run_fit(*this, c, train, val.get(), rng, o);
+  return run_fit(*this, c, train, val.get(), rng, o, replicas);
 }
 
 std::shared_ptr<callbacks::History> Model::fit(Dataset& data, const FitOptions& o) {
@@ -356,10 +374,11 @@ std::shared_ptr<callbacks::History> Model::fit(Dataset& data, const FitOptions& 
   KCPP_CHECK(!o.sample_weight.defined(), ValueError, "`sample_weight` argument is not supported when using a dataset: "
              "the dataset's batches carry their sample weights");
   ValidationFeed val(*this, o, o.validation_x, o.validation_y, o.validation_sample_weight);
-  std::mt19937_64 rng(o.seed ? o.seed : std::random_device{}());
+  Replicas replicas(o.distributed.get());
+  std::mt19937_64 rng(replicas.chief_seed(o.seed ? o.seed : std::random_device{}()));
   EpochIterator it(data, o.steps_per_epoch, true);
   Feed train{it, true, &o.class_weight, o.states, "fit", "FitOptions::states"};
-  return run_fit(*this, c, train, val.get(), rng, o);
+  return run_fit(*this, c, train, val.get(), rng, o, replicas);
 }
 
 Logs Model::evaluate(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const EvaluateOptions& o) {
@@ -371,8 +390,10 @@ Logs Model::evaluate(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
   ArrayDataset arrays(x, y, o.sample_weight, o.batch_size, nullptr);
   EpochIterator it(arrays, o.steps, false);
   Feed f{it, false, nullptr, o.states, "evaluate", "EvaluateOptions::states"};
-  CallbackList cbs = make_callbacks(*this, o.callbacks, o.verbose, 1, it.num_batches(), o.out, nullptr);
-  return run_evaluation(*this, c, f, cbs);
+  Replicas replicas(o.distributed.get());
+  replicas.check_same_model(*this, nullptr, "evaluate");
+  CallbackList cbs = make_callbacks(*this, o.callbacks, o.verbose, 1, it.num_batches(), o.out, nullptr, replicas);
+  return run_evaluation(*this, c, f, cbs, replicas);
 }
 
 Logs Model::evaluate(Dataset& data, const EvaluateOptions& o) {
@@ -382,8 +403,10 @@ Logs Model::evaluate(Dataset& data, const EvaluateOptions& o) {
              "the dataset's batches carry their sample weights");
   EpochIterator it(data, o.steps, true);
   Feed f{it, true, nullptr, o.states, "evaluate", "EvaluateOptions::states"};
-  CallbackList cbs = make_callbacks(*this, o.callbacks, o.verbose, 1, it.num_batches(), o.out, nullptr);
-  return run_evaluation(*this, c, f, cbs);
+  Replicas replicas(o.distributed.get());
+  replicas.check_same_model(*this, nullptr, "evaluate");
+  CallbackList cbs = make_callbacks(*this, o.callbacks, o.verbose, 1, it.num_batches(), o.out, nullptr, replicas);
+  return run_evaluation(*this, c, f, cbs, replicas);
 }
 
 std::vector<Tensor> Model::predict(Dataset& data, int64_t steps) const {

@@ -11,6 +11,7 @@
 #include "ops/ops.h"
 #include "ops/tape.h"
 #include "training/compiled.h"
+#include "training/distribute/replicas.h"
 
 namespace kerascpp::training {
 namespace {
@@ -58,14 +59,16 @@ const std::vector<VariablePtr>& trainable_weights(const Model& model, Compiled& 
   return c.trainable;
 }
 
-bool train_step(Model& model, Compiled& c, const Batch& b, uint64_t seed, RnnStates* states) {
+bool train_step(Model& model, Compiled& c, const Batch& global, uint64_t seed, RnnStates* states, Replicas* replicas) {
   const std::vector<VariablePtr> trainable = trainable_weights(model, c);
+  const Batch b = replicas ? replicas->local(global) : global;
+  const int64_t rows = b.x.at(0).dim(0);
   std::vector<std::pair<VariablePtr, Tensor>> updates;
   std::vector<Tensor> extra;
   std::vector<float> parts;
   std::vector<Tensor> outs, grads;
-  float loss_value;
-  {
+  float loss_value = 0.f;
+  if (rows > 0) {  // a worker of several may have no rows of a small batch: it adds nothing then
     GradientTape tape;
     tape.watch(trainable);
     CallContext ctx;
@@ -75,17 +78,25 @@ bool train_step(Model& model, Compiled& c, const Batch& b, uint64_t seed, RnnSta
     tape.stop_recording();
     loss_value = scalar_value(loss);
     if (std::isfinite(loss_value)) grads = tape.gradient(loss, trainable);
-  }  // the tape and every activation it kept are freed here
-  track(c, b, outs, loss_value, parts);
-  if (!std::isfinite(loss_value)) return false;
+    // the tape and every activation it kept are freed here
+  }
+  const bool data_parallel = replicas && replicas->active();
+  const std::vector<double> tracked_before = data_parallel ? Replicas::trackers(c) : std::vector<double>();
+  if (rows > 0) track(c, b, outs, loss_value, parts);
+  const bool finite = data_parallel ? replicas->reduce(c, &grads, trainable, &updates, rows, global.x.at(0).dim(0),
+                                                  std::isfinite(loss_value), tracked_before)
+                               : std::isfinite(loss_value);
+  if (!finite) return false;
   if (!trainable.empty()) c.optimizer->apply_gradients(grads, trainable);
   for (auto& [v, k] : c.weight_constraints) v->assign(k.apply(v->value()));  // as Keras's optimizer, after the update
   for (auto& [v, value] : updates) v->assign(value);
   return true;
 }
 
-void test_step(const Model& model, Compiled& c, const Batch& b, RnnStates* states) {
+void test_step(const Model& model, Compiled& c, const Batch& global, RnnStates* states, Replicas* replicas) {
   ops::NoRecord pause;
+  const Batch b = replicas ? replicas->local(global) : global;
+  if (b.x.at(0).dim(0) == 0) return;  // a worker without rows of a small batch
   std::vector<Tensor> extra;
   std::vector<float> parts;
   CallContext ctx;
