@@ -11,7 +11,7 @@
 """
 from . import _kerascpp
 from . import _variable  # noqa: F401  (numpy protocol and operators on Variable)
-from . import backend, callbacks, config, constraints, initializers, layers, losses, metrics, models, ops, optimizers, regularizers, utils
+from . import backend, callbacks, config, constraints, distribute, initializers, layers, losses, metrics, models, ops, optimizers, regularizers, utils
 from ._builder import KerasTensor
 from .layers import Input, Layer
 from .models import Model, Sequential, load_model, model_from_json
@@ -19,5 +19,5 @@ from .models import Model, Sequential, load_model, model_from_json
 Variable = _kerascpp.Variable
 __version__ = "0.1.0"
 
-__all__ = ["backend", "callbacks", "config", "constraints", "initializers", "regularizers", "layers", "losses", "metrics", "models", "ops", "optimizers", "utils", "Input",
+__all__ = ["backend", "callbacks", "config", "constraints", "distribute", "initializers", "regularizers", "layers", "losses", "metrics", "models", "ops", "optimizers", "utils", "Input",
            "KerasTensor", "Layer", "Model", "Sequential", "Variable", "load_model", "model_from_json"]

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from . import distribute as _distribute
 from . import _data, _functions, _kerascpp, _json
 from . import callbacks as callbacks_module
 from . import losses as losses_module
@@ -292,7 +293,7 @@ class TrainingMixin:
                                    validation_from_source=isinstance(vx, _data._Source),
                                    steps_per_epoch=int(steps_per_epoch or 0), validation_steps=int(validation_steps or 0),
                                    validation_batch_size=int(validation_batch_size or 0), validation_freq=freq,
-                                   validation_epochs=freq_epochs)
+                                   validation_epochs=freq_epochs, distributed=_distribute._context_of(self))
         finally:
             for source in sources:
                 source.close()
@@ -315,14 +316,16 @@ class TrainingMixin:
             source = self._source(x, False, steps, y=y, sample_weight=sample_weight)
             try:
                 logs = _kerascpp.evaluate(self._m, source, None, 0, _verbose(verbose), None, engine, self._rnn_states(),
-                                          from_source=True, steps=int(steps or 0))
+                                          from_source=True, steps=int(steps or 0),
+                                          distributed=_distribute._context_of(self))
             finally:
                 source.close()
             return self._result(logs, return_dict)
         _check_arrays(x, "x")
         xs, ys = self._input_list(x), self._targets(y)
         logs = _kerascpp.evaluate(self._m, xs, ys, _batch_size(batch_size, _samples(xs), steps), _verbose(verbose),
-                                  _one_sample_weight(sample_weight), engine, self._rnn_states(), steps=int(steps or 0))
+                                  _one_sample_weight(sample_weight), engine, self._rnn_states(), steps=int(steps or 0),
+                                  distributed=_distribute._context_of(self))
         return self._result(logs, return_dict)
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):

@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 
+from . import distribute as _distribute
 from . import _data, _kerascpp
 from ._builder import CLASSES, KerasTensor, NativeLayer, _next_seed, _symbolic, call_symbolic
 from ._training import TrainingMixin, _batch_size, _samples
@@ -67,6 +68,7 @@ class Model(TrainingMixin):
         self._optimizer = None
         self._last_logs = None
         self.history = None
+        self._distribute_strategy = _distribute.get_strategy()  # fit trains under the scope it was made in
 
     # -- running
     def _input_list(self, x):
@@ -276,6 +278,7 @@ class Sequential(Model):
     def __init__(self, layers=None, trainable=True, name=None):
         self._entries, self._name, self._pending_compile = [], name, None
         self._m, self._optimizer, self._last_logs, self.history = None, None, None, None
+        self._distribute_strategy = _distribute.get_strategy()
         self._trainable = trainable
         for layer in layers or []:
             self._entries.append(layer)

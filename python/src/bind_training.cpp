@@ -325,8 +325,9 @@ void bind_model_training(nb::module_& m) {
                   std::map<int64_t, double> class_weight, nb::handle sample_weight, int initial_epoch, RnnStates* states,
                   uint64_t seed, bool from_source, bool validation_from_source, int64_t steps_per_epoch,
                   int64_t validation_steps, int64_t validation_batch_size, int validation_freq,
-                  std::vector<int> validation_epochs) {
+                  std::vector<int> validation_epochs, std::shared_ptr<DistributedContext> distributed) {
     FitOptions o;
+    o.distributed = std::move(distributed);
     o.steps_per_epoch = steps_per_epoch;
     o.validation_steps = validation_steps;
     o.validation_batch_size = validation_batch_size;
@@ -367,12 +368,14 @@ void bind_model_training(nb::module_& m) {
      nb::arg("class_weight"), nb::arg("sample_weight").none(), nb::arg("initial_epoch"), nb::arg("states").none(),
      nb::arg("seed") = 0, nb::arg("from_source") = false, nb::arg("validation_from_source") = false,
      nb::arg("steps_per_epoch") = 0, nb::arg("validation_steps") = 0, nb::arg("validation_batch_size") = 0,
-     nb::arg("validation_freq") = 1, nb::arg("validation_epochs") = std::vector<int>());
+     nb::arg("validation_freq") = 1, nb::arg("validation_epochs") = std::vector<int>(),
+     nb::arg("distributed").none() = nb::none());
 
   m.def("evaluate", [](Model& self, nb::handle x, nb::handle y, int64_t batch_size, int verbose,
                        nb::handle sample_weight, std::vector<CallbackPtr> cbs, RnnStates* states, bool from_source,
-                       int64_t steps) {
+                       int64_t steps, std::shared_ptr<DistributedContext> distributed) {
     EvaluateOptions o;
+    o.distributed = std::move(distributed);
     o.states = states;
     o.batch_size = batch_size;
     o.verbose = verbose;
@@ -392,7 +395,7 @@ void bind_model_training(nb::module_& m) {
     return logs_to_py(logs);
   }, nb::arg("model"), nb::arg("x"), nb::arg("y").none(), nb::arg("batch_size"), nb::arg("verbose"),
      nb::arg("sample_weight").none(), nb::arg("callbacks"), nb::arg("states").none(), nb::arg("from_source") = false,
-     nb::arg("steps") = 0);
+     nb::arg("steps") = 0, nb::arg("distributed").none() = nb::none());
 
   m.def("predict_source", [](const Model& self, nb::handle source, int64_t steps) {
     PySource s(source);

@@ -35,6 +35,7 @@ void bind_build(nb::module_& m);
 void bind_custom(nb::module_& m);
 void bind_training(nb::module_& m);
 void bind_callbacks(nb::module_& m);
+void bind_distribute(nb::module_& m);
 
 // Keras's logs dict from kerascpp's Logs (GIL held), and back: the numbers in `d` are set into
 // `logs` (keys a callback added or changed; other values are skipped).

@@ -14,4 +14,5 @@ NB_MODULE(_kerascpp, m) {
   kcpy::bind_custom(m);
   kcpy::bind_training(m);
   kcpy::bind_callbacks(m);
+  kcpy::bind_distribute(m);
 }
