@@ -9,7 +9,7 @@ SMALL_APPS := MobileNetV3Small MobileNet EfficientNetB0
 CONFIGURE_PY = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKERASCPP_PYTHON=ON \
                -DPython_EXECUTABLE=$(abspath .venv/bin/python)
 
-.PHONY: test-asan test-asan-readers test-tsan fuzz bench-reliability bench-facenet bench-portable bench-sequences bench-training all deps build test bench bench-applications parity demo fixtures clean format
+.PHONY: test-asan test-asan-readers test-tsan fuzz bench-reliability bench-facenet bench-portable bench-sequences bench-training bench-distribute all deps build test bench bench-applications parity demo fixtures clean format
 
 all: build
 
@@ -72,6 +72,14 @@ bench-training: deps
 	cmake --build $(BUILD) -j$(JOBS) --target bench_train_soak _kerascpp
 	PYTHONPATH=$(abspath python) .venv/bin/python bench/training.py
 	$(BUILD)/bench_train_soak tests/fixtures/training/mlp_adam 1000
+
+# Data-parallel training (issue 22): fit's samples per second on 1 and 2 worker processes (Gloo over TCP
+# on this machine) and the all-reduce cost per megabyte, into docs/benchmarks.md; about a minute.
+bench-distribute: deps
+	scripts/install_deps.sh --python
+	$(CONFIGURE_PY)
+	cmake --build $(BUILD) -j$(JOBS) --target _kerascpp
+	PYTHONPATH=$(abspath python) .venv/bin/python bench/distribute.py --doc docs/benchmarks.md
 
 # The FaceNet that Keras users load (issue 17): keras-facenet's 92 MB Inception-ResNet-v1 with its
 # Lambda layers, load time against tf_keras; writes its section of docs/benchmarks.md (about 2 minutes).
