@@ -62,6 +62,10 @@ class DistributedContext {
   void all_reduce_max(double* data, size_t count);
   void broadcast(void* data, size_t bytes, int root = 0);
   void barrier();
+  // This worker stops after an error of its own (fit and evaluate call it as they throw): its
+  // connections close, so the others' next collective fails at once, and this context refuses every
+  // later one with `why`.
+  void abort(const std::string& why);
 
  private:
   struct Impl;

@@ -105,6 +105,9 @@ class PyCallback : public Callback {
   void on_test_batch_begin(int64_t batch, Logs& logs) override { run(kTestBatchBegin, batch, logs); }
   void on_test_batch_end(int64_t batch, Logs& logs) override { run(kTestBatchEnd, batch, logs); }
 
+  // A Python subclass of ModelCheckpoint, CSVLogger... writes where the callback it wraps writes.
+  bool chief_only() const override { return native_ && native_->chief_only(); }
+
  private:
   void send_params() {
     nb::gil_scoped_acquire gil;

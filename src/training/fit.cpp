@@ -138,6 +138,12 @@ void check_states(const Model& m, RnnStates* states, const char* what, const cha
              " and whole batches of it. Received: batch_size=", batch, " and ", n, " samples");
 }
 
+// Data-parallel fit or evaluate failing on this worker alone (its rows, a callback's file): its
+// connections close, so the others stop at once rather than at the timeout.
+void leave(const DistributedContextPtr& context, const std::exception& e) {
+  if (context && context->world_size() > 1) context->abort(e.what());
+}
+
 // A kerascpp error of one batch, again with the batch's place in front; other exceptions (a Dataset's
 // own, Python's) pass through unchanged.
 [[noreturn]] void rethrow_at(const std::string& where) {
@@ -241,7 +247,7 @@ std::shared_ptr<callbacks::History> run_fit(Model& m, Compiled& c, Feed& train, 
   cbs.each([&](callbacks::Callback& cb) { cb.on_train_begin(logs); });
   int first_epoch = m.resume_at_epoch.value_or(o.initial_epoch);
   m.resume_at_epoch.reset();
-  replicas.check_same_model(m, &c, "fit");
+  replicas.check_same_model(m, &c, "fit", true);
   replicas.take_chief_state(m, c, &first_epoch);  // after on_train_begin: BackupAndRestore's restored state
   for (int epoch = first_epoch; epoch < o.epochs && !m.stop_training; ++epoch) {
     training::reset(c);
@@ -260,7 +266,7 @@ std::shared_ptr<callbacks::History> run_fit(Model& m, Compiled& c, Feed& train, 
       replicas.set_stop_request(m.stop_training);
       bool finite = false;
       try {
-        finite = training::train_step(m, c, *b, rng(), train.states, &replicas);
+        finite = training::train_step(m, c, *b, replicas.worker_seed(rng()), train.states, &replicas);
       } catch (...) {
         rethrow_at(place(train, epoch, step) + "(the weights are as they were before this batch) ");
       }
@@ -280,6 +286,9 @@ std::shared_ptr<callbacks::History> run_fit(Model& m, Compiled& c, Feed& train, 
       m.stop_training = true;
       break;
     }
+    // A stop asked for after the epoch's last batch has no next step to tell the others: tell them now,
+    // before validation (which every worker runs, or none).
+    m.stop_training = replicas.any(m.stop_training);
     epoch_logs = replicas.results(c);
     if (val && !m.stop_training && validates_after(o, epoch)) {
       Logs v = run_evaluation(m, c, *val, cbs, replicas);
@@ -329,7 +338,7 @@ struct ValidationFeed {
 }  // namespace
 
 std::shared_ptr<callbacks::History> Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y_in,
-                                               const FitOptions& o) {
+                                               const FitOptions& o) try {
   Compiled& c = compiled_or_throw(*this, compiled_.get(), "fit");
   check_fit_options(o);
   KCPP_CHECK(o.validation_split >= 0 && o.validation_split < 1, ValueError,
@@ -364,9 +373,12 @@ std::shared_ptr<callbacks::History> Model::fit(const std::vector<Tensor>& x_in, 
   EpochIterator it(arrays, o.steps_per_epoch, false);
   Feed train{it, false, nullptr, o.states, "fit", "FitOptions::states"};
   return run_fit(*this, c, train, val.get(), rng, o, replicas);
+} catch (const std::exception& e) {
+  leave(o.distributed, e);
+  throw;
 }
 
-std::shared_ptr<callbacks::History> Model::fit(Dataset& data, const FitOptions& o) {
+std::shared_ptr<callbacks::History> Model::fit(Dataset& data, const FitOptions& o) try {
   Compiled& c = compiled_or_throw(*this, compiled_.get(), "fit");
   check_fit_options(o);
   KCPP_CHECK(o.validation_split == 0, ValueError, "`validation_split` is only supported for Tensors or NumPy arrays. "
@@ -379,9 +391,12 @@ std::shared_ptr<callbacks::History> Model::fit(Dataset& data, const FitOptions& 
   EpochIterator it(data, o.steps_per_epoch, true);
   Feed train{it, true, &o.class_weight, o.states, "fit", "FitOptions::states"};
   return run_fit(*this, c, train, val.get(), rng, o, replicas);
+} catch (const std::exception& e) {
+  leave(o.distributed, e);
+  throw;
 }
 
-Logs Model::evaluate(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const EvaluateOptions& o) {
+Logs Model::evaluate(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const EvaluateOptions& o) try {
   Compiled& c = compiled_or_throw(*this, compiled_.get(), "evaluate");
   MappingCache::Scope reuse(c.pages);  // core/mapping_cache.h
   KCPP_CHECK(o.batch_size > 0, ValueError, "Expected a positive batch_size. Received: batch_size=", o.batch_size);
@@ -391,12 +406,16 @@ Logs Model::evaluate(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
   EpochIterator it(arrays, o.steps, false);
   Feed f{it, false, nullptr, o.states, "evaluate", "EvaluateOptions::states"};
   Replicas replicas(o.distributed.get());
-  replicas.check_same_model(*this, nullptr, "evaluate");
+  replicas.check_same_model(*this, &c, "evaluate", false);
+  replicas.take_chief_weights(*this);  // as variables made under a strategy's scope start from the chief's
   CallbackList cbs = make_callbacks(*this, o.callbacks, o.verbose, 1, it.num_batches(), o.out, nullptr, replicas);
   return run_evaluation(*this, c, f, cbs, replicas);
+} catch (const std::exception& e) {
+  leave(o.distributed, e);
+  throw;
 }
 
-Logs Model::evaluate(Dataset& data, const EvaluateOptions& o) {
+Logs Model::evaluate(Dataset& data, const EvaluateOptions& o) try {
   Compiled& c = compiled_or_throw(*this, compiled_.get(), "evaluate");
   MappingCache::Scope reuse(c.pages);  // core/mapping_cache.h
   KCPP_CHECK(!o.sample_weight.defined(), ValueError, "`sample_weight` argument is not supported when using a dataset: "
@@ -404,9 +423,13 @@ Logs Model::evaluate(Dataset& data, const EvaluateOptions& o) {
   EpochIterator it(data, o.steps, true);
   Feed f{it, true, nullptr, o.states, "evaluate", "EvaluateOptions::states"};
   Replicas replicas(o.distributed.get());
-  replicas.check_same_model(*this, nullptr, "evaluate");
+  replicas.check_same_model(*this, &c, "evaluate", false);
+  replicas.take_chief_weights(*this);  // as variables made under a strategy's scope start from the chief's
   CallbackList cbs = make_callbacks(*this, o.callbacks, o.verbose, 1, it.num_batches(), o.out, nullptr, replicas);
   return run_evaluation(*this, c, f, cbs, replicas);
+} catch (const std::exception& e) {
+  leave(o.distributed, e);
+  throw;
 }
 
 std::vector<Tensor> Model::predict(Dataset& data, int64_t steps) const {

@@ -68,7 +68,8 @@ bool train_step(Model& model, Compiled& c, const Batch& global, uint64_t seed, R
   std::vector<float> parts;
   std::vector<Tensor> outs, grads;
   float loss_value = 0.f;
-  if (rows > 0) {  // a worker of several may have no rows of a small batch: it adds nothing then
+  const bool data_parallel = replicas && replicas->active();
+  if (rows > 0 || !data_parallel) {  // a worker of several may have no rows of a small batch: it adds nothing then
     GradientTape tape;
     tape.watch(trainable);
     CallContext ctx;
@@ -80,9 +81,8 @@ bool train_step(Model& model, Compiled& c, const Batch& global, uint64_t seed, R
     if (std::isfinite(loss_value)) grads = tape.gradient(loss, trainable);
     // the tape and every activation it kept are freed here
   }
-  const bool data_parallel = replicas && replicas->active();
   const std::vector<double> tracked_before = data_parallel ? Replicas::trackers(c) : std::vector<double>();
-  if (rows > 0) track(c, b, outs, loss_value, parts);
+  if (rows > 0 || !data_parallel) track(c, b, outs, loss_value, parts);
   const bool finite = data_parallel ? replicas->reduce(c, &grads, trainable, &updates, rows, global.x.at(0).dim(0),
                                                   std::isfinite(loss_value), tracked_before)
                                : std::isfinite(loss_value);
@@ -96,7 +96,7 @@ bool train_step(Model& model, Compiled& c, const Batch& global, uint64_t seed, R
 void test_step(const Model& model, Compiled& c, const Batch& global, RnnStates* states, Replicas* replicas) {
   ops::NoRecord pause;
   const Batch b = replicas ? replicas->local(global) : global;
-  if (b.x.at(0).dim(0) == 0) return;  // a worker without rows of a small batch
+  if (b.x.at(0).dim(0) == 0 && replicas && replicas->active()) return;  // a worker without rows of a small batch
   std::vector<Tensor> extra;
   std::vector<float> parts;
   CallContext ctx;

@@ -50,11 +50,12 @@ class MultiWorkerMirroredStrategy:
     KERASCPP_DISTRIBUTED_TIMEOUT seconds, 300 by default)."""
 
     def __init__(self, cluster_resolver=None, communication_options=None):
-        spec = cluster_resolver._spec if isinstance(cluster_resolver, ClusterResolver) else \
-            _kerascpp.ClusterSpec.from_environment()
+        """communication_options (TensorFlow's collective implementation and timeout) has no effect:
+        Gloo over TCP carries the data, and KERASCPP_DISTRIBUTED_TIMEOUT sets the timeout."""
         if cluster_resolver is not None and not isinstance(cluster_resolver, ClusterResolver):
             raise TypeError("kerascpp reads the cluster from TF_CONFIG or the launcher's environment; "
                             f"received cluster_resolver={type(cluster_resolver).__name__}")
+        spec = cluster_resolver._spec if cluster_resolver is not None else _kerascpp.ClusterSpec.from_environment()
         self.cluster_resolver = ClusterResolver(spec)
         self._context = _kerascpp.distributed_connect(spec) if spec.world_size > 1 else None
 

@@ -63,7 +63,7 @@ def main(argv=None):
                     continue
                 procs.remove(proc)
                 if rc != 0 and code == 0:
-                    code = rc
+                    code = rc if rc > 0 else 128 - rc  # killed by a signal: the shell's code
                     print(f"kerascpp.distribute.launch: worker (pid {proc.pid}) exited with code {rc}; "
                           "stopping the others", file=sys.stderr)
                     for other in procs:
@@ -72,6 +72,8 @@ def main(argv=None):
     except KeyboardInterrupt:
         for proc in procs:
             proc.send_signal(signal.SIGINT)
+        for proc in procs:
+            proc.wait()
         code = 130
     return code
 

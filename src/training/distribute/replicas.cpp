@@ -1,6 +1,7 @@
 // fit's and evaluate's data-parallel side (replicas.h).
 #include "training/distribute/replicas.h"
 
+#include <cmath>
 #include <cstring>
 #include <functional>
 
@@ -23,7 +24,7 @@ struct Signature {
 
 std::vector<VariablePtr> everything(const Model& model, const Compiled* c) {
   std::vector<VariablePtr> vars = model.weights();
-  if (c && c->optimizer)
+  if (c && c->optimizer && c->optimizer->built())
     for (const VariablePtr& v : c->optimizer->variables()) vars.push_back(v);
   return vars;
 }
@@ -59,12 +60,17 @@ void each_tracker(Compiled& c, const std::function<void(metrics::Metric&)>& f) {
 
 }  // namespace
 
-void Replicas::check_same_model(const Model& model, const Compiled* c, const char* what) {
+void Replicas::check_same_model(const Model& model, const Compiled* c, const char* what, bool optimizer) {
   if (!active()) return;
   KCPP_CHECK(!model.stateful(), NotImplementedError, what, " on ", ctx_->world_size(), " workers: model '", model.name(),
              "' has stateful RNN layers, whose states follow the rows of one process's batches; train it on one worker");
   Signature s;
-  for (const VariablePtr& v : everything(model, c)) s.add(*v);
+  for (const VariablePtr& v : everything(model, optimizer ? c : nullptr)) s.add(*v);
+  if (c) {  // the losses and the logged trackers: another metric would change the step's exchange
+    for (const auto& loss : c->losses) s.text += (loss ? loss->class_name() : std::string("-")) + ";";
+    const Logs logs = training::results(*c);
+    for (const auto& [name, value] : logs.items()) s.text += name + ";";
+  }
   const uint64_t h = std::hash<std::string>{}(s.text);
   // Each worker's (hash high, hash low, weights, parameters) in its own slot; the sum gives everyone all.
   const size_t n = static_cast<size_t>(ctx_->world_size());
@@ -87,9 +93,17 @@ uint64_t Replicas::chief_seed(uint64_t own) {
   return own;
 }
 
+void Replicas::take_chief_weights(const Model& model) {
+  int unused = 0;
+  take(everything(model, nullptr), &unused);
+}
+
 void Replicas::take_chief_state(const Model& model, Compiled& c, int* first_epoch) {
+  take(everything(model, &c), first_epoch);
+}
+
+void Replicas::take(const std::vector<VariablePtr>& vars, int* first_epoch) {
   if (!active()) return;
-  const std::vector<VariablePtr> vars = everything(model, &c);
   size_t bytes = sizeof(int64_t);
   for (const VariablePtr& v : vars) bytes += v->value().nbytes();
   std::vector<char> buf(bytes);
@@ -164,7 +178,8 @@ bool Replicas::reduce(Compiled& c, std::vector<Tensor>* grads, const std::vector
   const bool has = finite && rows > 0;
   const float share = global_rows > 0 ? static_cast<float>(static_cast<double>(rows) / static_cast<double>(global_rows)) : 0.f;
   // The buffer: gradients, one flag per gradient, layer updates, [rows > 0], the trackers' accumulators
-  // (each double as a float and its remainder), [stop requests], [losses not finite].
+  // (each double as a float and its remainder), [global rows, their square], [stop requests], [losses
+  // not finite].
   buffer_.clear();
   for (size_t i = 0; i < trainable.size(); ++i) {
     const size_t n = static_cast<size_t>(trainable[i]->value().size());
@@ -201,9 +216,18 @@ bool Replicas::reduce(Compiled& c, std::vector<Tensor>* grads, const std::vector
     buffer_.push_back(hi);
     buffer_.push_back(static_cast<float>(v - static_cast<double>(hi)));
   }
+  const float g = static_cast<float>(global_rows);
+  buffer_.push_back(g);
+  buffer_.push_back(g * g);
   buffer_.push_back(stop_request_ ? 1.f : 0.f);
   buffer_.push_back(finite ? 0.f : 1.f);
   ctx_->all_reduce_sum(buffer_.data(), buffer_.size());
+  // Every worker read a batch of the same size (their sum and sum of squares say so, the same on all).
+  const double n = ctx_->world_size(), sum = buffer_[buffer_.size() - 4], squares = buffer_[buffer_.size() - 3];
+  KCPP_CHECK(std::fabs(sum - n * g) <= 1e-6 * n * g && std::fabs(squares - n * g * g) <= 1e-5 * n * g * g, ValueError,
+             "fit on ", ctx_->world_size(), " workers: the workers read batches of different sizes at this step (",
+             global_rows, " samples here, ", sum / n, " on average): every worker passes the same data in the same "
+             "order (a dataset that shuffles needs the same seed on every worker)");
   if (buffer_[buffer_.size() - 2] > 0.f) {  // a worker asked to stop after the previous batch: this one never ran
     if (trackers(c).size() == tracked_before.size()) {
       Unpack back(tracked_before.data());

@@ -30,14 +30,20 @@ class Replicas {
   bool active() const { return ctx_ && ctx_->world_size() > 1; }
   bool chief() const { return !ctx_ || ctx_->is_chief(); }
 
-  // ValueError on every worker when one worker's model (weights, and c's optimizer variables when
-  // given) differs from the chief's, naming the worker; NotImplementedError for what cannot train
-  // data-parallel (stateful RNN layers).
-  void check_same_model(const Model& model, const Compiled* c, const char* what);
-  // The chief's value of a seed (shuffling, dropout).
+  // ValueError on every worker when one worker's model (weights; c's losses and logged metrics when
+  // given, and its optimizer's variables with `optimizer`) differs from the chief's, naming the worker; NotImplementedError for
+  // what cannot train data-parallel (stateful RNN layers).
+  void check_same_model(const Model& model, const Compiled* c, const char* what, bool optimizer);
+  // The chief's value of a seed (shuffling).
   uint64_t chief_seed(uint64_t own);
+  // A step's seed for this worker's rows (dropout and noise draw afresh on each worker).
+  uint64_t worker_seed(uint64_t step_seed) const {
+    return active() ? step_seed ^ (0x9e3779b97f4a7c15ull * static_cast<uint64_t>(ctx_->rank())) : step_seed;
+  }
   // The chief's weights and optimizer state (built), and its first epoch (BackupAndRestore's), everywhere.
   void take_chief_state(const Model& model, Compiled& c, int* first_epoch);
+  // The chief's weights alone (evaluate).
+  void take_chief_weights(const Model& model);
 
   // A pass of fit's epoch or of an evaluation begins: the trackers were reset.
   void begin_pass() { sized_ = false; }
@@ -66,6 +72,8 @@ class Replicas {
   bool any(bool flag);
 
  private:
+  void take(const std::vector<VariablePtr>& vars, int* first_epoch);
+
   DistributedContext* ctx_;
   bool layout_known_ = false;
   std::vector<VariablePtr> update_layout_;  // the variables the layers update, learnt at the first step

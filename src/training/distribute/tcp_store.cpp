@@ -1,6 +1,7 @@
 // The rendezvous store (tcp_store.h). A request: op (1 byte), key, value (each a u32 length and bytes),
 // a u32 timeout in ms; the answer: a status byte and a value. Ops: 's' set, 'g' get (waits for the key
-// until the timeout; status 0 when it did not come), 'c' claim (set when absent; status 0 when taken).
+// until the timeout; status 0 when it did not come, 2 when the server closes first), 'c' claim (set
+// when absent; status 0 when taken).
 #include "training/distribute/tcp_store.h"
 
 #include <arpa/inet.h>
@@ -48,6 +49,14 @@ bool recv_bytes(int fd, std::vector<char>* out) {
   if (!recv_all(fd, &n, 4) || n > (1u << 20)) return false;
   out->resize(n);
   return recv_all(fd, out->data(), n);
+}
+
+void set_timeout(int fd, int option, std::chrono::milliseconds t) {
+  if (fd < 0) return;
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(t.count() / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((t.count() % 1000) * 1000);
+  ::setsockopt(fd, SOL_SOCKET, option, &tv, sizeof tv);
 }
 
 addrinfo* resolve(const std::string& host, int port, bool passive) {
@@ -98,8 +107,8 @@ StoreServer::~StoreServer() {
   }
   changed_.notify_all();
   ::shutdown(listen_fd_, SHUT_RDWR);
+  acceptor_.join();  // before the descriptor closes: its number could be reused under accept()
   ::close(listen_fd_);
-  acceptor_.join();
   for (std::thread& t : threads_) t.join();
   for (int fd : clients_) ::close(fd);
 }
@@ -142,14 +151,15 @@ void StoreServer::serve(int fd) {
       } else if (op == 'g') {
         const bool found = changed_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
                                              [&] { return stopping_ || values_.count(key) > 0; });
-        if (stopping_) return;
-        status = found ? 1 : 0;
+        status = stopping_ && values_.count(key) == 0 ? 2 : found ? 1 : 0;
         if (found) answer = values_[key];
       } else {
         return;  // not a kerascpp worker: drop it
       }
     }
-    if (!send_all(fd, &status, 1) || !send_bytes(fd, answer.data(), static_cast<uint32_t>(answer.size()))) return;
+    if (!send_all(fd, &status, 1) || !send_bytes(fd, answer.data(), static_cast<uint32_t>(answer.size())) ||
+        status == 2)
+      return;
   }
 }
 
@@ -161,6 +171,8 @@ StoreClient::StoreClient(const std::string& address, std::chrono::milliseconds t
   for (;;) {  // worker 0 may not listen yet: try again until the timeout
     addrinfo* res = resolve(host, port, false);
     fd_ = ::socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, 0);
+    // Linux bounds connect() by the send timeout: a host that never answers costs one attempt's share.
+    set_timeout(fd_, SO_SNDTIMEO, std::min<std::chrono::milliseconds>(timeout, std::chrono::seconds(5)));
     const bool ok = fd_ >= 0 && ::connect(fd_, res->ai_addr, res->ai_addrlen) == 0;
     last = std::strerror(errno);
     ::freeaddrinfo(res);
@@ -173,6 +185,9 @@ StoreClient::StoreClient(const std::string& address, std::chrono::milliseconds t
   }
   const int one = 1;
   ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  // A get waits up to the timeout at the server: a server that vanishes without closing is given more.
+  set_timeout(fd_, SO_RCVTIMEO, timeout + std::chrono::seconds(30));
+  set_timeout(fd_, SO_SNDTIMEO, timeout + std::chrono::seconds(30));
 }
 
 StoreClient::~StoreClient() {
@@ -201,6 +216,8 @@ bool StoreClient::claim(const std::string& key, const std::vector<char>& data) {
 
 bool StoreClient::try_get(const std::string& key, std::chrono::milliseconds timeout, std::vector<char>* out) {
   std::vector<char> a = request('g', key, {}, timeout);
+  KCPP_CHECK(a[0] != 2, IOError, "Worker 0 closed the rendezvous at ", address_, " while this worker waited for '", key,
+             "': it stopped with an error of its own (see worker 0's)");
   if (a[0] != 1) return false;
   out->assign(a.begin() + 1, a.end());
   return true;

@@ -15,6 +15,7 @@
 
 #include "io/npy/npy.h"
 #include "kerascpp/distribute.h"
+#include "kerascpp/layers.h"
 #include "kerascpp/model.h"
 #include "fixture_json.h"
 #include "training/distribute/replicas.h"
@@ -69,6 +70,12 @@ TEST(Distribute, CollectivesOnThreeWorkers) {
     EXPECT_EQ(ctx->is_chief(), r == 0);
     std::vector<float> f = {1.f * r, 2.f, -1.f};
     ctx->all_reduce_sum(f.data(), f.size());
+    for (size_t n : {size_t{100000}, size_t{70000}, size_t{100000}}) {  // big sums take Gloo's ring, made per size
+      std::vector<float> big(n, 0.5f * static_cast<float>(r + 1));
+      ctx->all_reduce_sum(big.data(), big.size());
+      EXPECT_EQ(big.front(), 3.f);
+      EXPECT_EQ(big.back(), 3.f);
+    }
     std::vector<double> d = {0.5 * r, 1e300 * (r == 2)};
     ctx->all_reduce_sum(d.data(), d.size());
     double m = 10.0 - r;
@@ -160,6 +167,46 @@ TEST(Distribute, FitOnThreeWorkersWithUnevenShares) {
   expect_same_as_one_process("cnn_adam", 3, 10);
 }
 
+TEST(Distribute, AModelOverTheRingSizeMakesTheUpdatesOfOneProcess) {
+  // 64 -> 256 -> 4: 17,668 parameters, so every step's exchange is over DistributedContext's ring size.
+  auto make = [] {
+    auto x = layers::Input({64});
+    auto h = layers::Dense({{"units", 256}, {"activation", "relu"}})(x);
+    Model m({x}, {layers::Dense({{"units", 4}})(h)});
+    m.compile({.optimizer = "adam", .loss = "mse"});
+    return m;
+  };
+  std::vector<float> xs(96 * 64), ys(96 * 4);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = std::sin(0.37f * static_cast<float>(i));
+  for (size_t i = 0; i < ys.size(); ++i) ys[i] = std::cos(0.11f * static_cast<float>(i));
+  const Tensor x = Tensor::from_vector({96, 64}, xs), y = Tensor::from_vector({96, 4}, ys);
+  std::vector<Model> models;  // built here, each with the first one's weights
+  for (int i = 0; i < 3; ++i) models.push_back(make());
+  for (int i = 1; i < 3; ++i) models[static_cast<size_t>(i)].set_weights(models[0].get_weights());
+  const std::vector<Tensor> initial = models[0].get_weights();
+  models[0].fit({x}, {y}, options(32));
+  const std::vector<Tensor> expected = models[0].get_weights();
+  const int port = free_port();
+  std::vector<std::vector<Tensor>> got(2);
+  auto errors = on_workers(2, [&](int r) {
+    Model& m = models[static_cast<size_t>(r + 1)];
+    FitOptions o = options(32);
+    o.distributed = DistributedContext::connect(spec(r, 2, port));
+    m.fit({x}, {y}, o);
+    got[static_cast<size_t>(r)] = m.get_weights();
+  });
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(errors[r], "");
+    for (size_t i = 0; i < expected.size(); ++i)
+      for (int64_t k = 0; k < expected[i].size(); ++k) {
+        ASSERT_EQ(got[r][i].data<float>()[k], got[0][i].data<float>()[k]);
+        const float e = expected[i].data<float>()[k];
+        ASSERT_NEAR(got[r][i].data<float>()[k], e, 2e-5f * std::max(1.f, std::fabs(e))) << i << " " << k;
+      }
+  }
+  EXPECT_NE(std::memcmp(expected[0].raw_data(), initial[0].raw_data(), expected[0].nbytes()), 0);
+}
+
 // A callback that stops training after batch `at` of the first epoch.
 callbacks::CallbackPtr stop_after(int64_t at) {
   auto cb = std::make_shared<callbacks::LambdaCallback>();
@@ -196,6 +243,70 @@ TEST(Distribute, AStopOnOneWorkerStopsEveryWorkerAfterTheSameBatch) {
       for (int64_t k = 0; k < expected[i].size(); ++k)
         ASSERT_NEAR(got[r][i].data<float>()[k], expected[i].data<float>()[k], 2e-5f) << i << " " << k;
   }
+}
+
+TEST(Distribute, AStopAfterTheEpochsLastBatchStopsEveryWorkerBeforeValidation) {
+  // 52 samples in batches of 16: batch 3 is the epoch's last. Worker 1 stops there, with validation
+  // data: no worker validates, and every one ends after the first epoch (a lone worker would wait).
+  const int port = free_port();
+  std::vector<std::map<std::string, std::vector<double>>> histories(2);
+  auto errors = on_workers(2, [&](int r) {
+    Data d = fixture("mlp_adam");
+    FitOptions o = options(16);
+    o.validation_x = d.x, o.validation_y = d.y;
+    if (r == 1) o.callbacks = {stop_after(3)};
+    o.distributed = DistributedContext::connect(spec(r, 2, port));
+    histories[static_cast<size_t>(r)] = d.model.fit(d.x, d.y, o)->history;
+  });
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(errors[r], "");
+    EXPECT_EQ(histories[r].at("loss").size(), 1u);
+    EXPECT_EQ(histories[r].count("val_loss"), 0u);
+  }
+}
+
+TEST(Distribute, AnErrorOnOneWorkerStopsTheOthersAtOnce) {
+  // Worker 1's callback fails after batch 1; worker 1 closes its connections as the error leaves fit,
+  // so worker 0 fails at its next exchange with a clear error, long before the 120 s timeout.
+  const int port = free_port();
+  auto errors = on_workers(2, [&](int r) {
+    Data d = fixture("mlp_adam");
+    FitOptions o = options(16);
+    if (r == 1) {
+      auto cb = std::make_shared<callbacks::LambdaCallback>();
+      cb->on_batch_end_fn = [](int64_t batch, Logs&) {
+        if (batch == 1) throw ValueError("the callback of worker 1 failed");
+      };
+      o.callbacks = {cb};
+    }
+    o.distributed = DistributedContext::connect(spec(r, 2, port, 120s));
+    d.model.fit(d.x, d.y, o);
+  });
+  EXPECT_TRUE(has(errors[1], "the callback of worker 1 failed")) << errors[1];
+  EXPECT_TRUE(has(errors[0], "Data-parallel all-reduce on worker 0 of 2 failed")) << errors[0];
+}
+
+TEST(Distribute, WorkersWithOtherMetricsOrOtherDataAreRefused) {
+  int port = free_port();
+  auto errors = on_workers(2, [&](int r) {
+    Data d = fixture("mlp_adam");
+    if (r == 1) d.model.compile({.optimizer = "adam", .loss = "mae", .metrics = {"mse", "mae", "mape"}});
+    FitOptions o = options(16);
+    o.distributed = DistributedContext::connect(spec(r, 2, port));
+    d.model.fit(d.x, d.y, o);
+  });
+  for (const auto& e : errors) EXPECT_TRUE(has(e, "worker 1's model differs from the chief's")) << e;
+  // 52 samples on worker 0, 40 on worker 1: their third batches have 16 and 8 samples.
+  port = free_port();
+  errors = on_workers(2, [&](int r) {
+    Data d = fixture("mlp_adam");
+    FitOptions o = options(16);
+    o.shuffle = false;
+    o.distributed = DistributedContext::connect(spec(r, 2, port, 20s));
+    const int64_t n = r == 0 ? 52 : 40;
+    d.model.fit({d.x[0].slice(0, n)}, {d.y[0].slice(0, n)}, o);
+  });
+  for (const auto& e : errors) EXPECT_TRUE(has(e, "read batches of different sizes")) << e;
 }
 
 TEST(Distribute, BatchNormalizationAveragesTheWorkersStatistics) {
@@ -297,7 +408,7 @@ TEST(Distribute, AWorkerThatLeavesStopsTheOthers) {
   auto errors = on_workers(2, [&](int r) {
     auto ctx = DistributedContext::connect(spec(r, 2, port, 60s));
     if (r == 1) return;
-    std::vector<float> v(1000, 1.f);
+    std::vector<float> v(100000, 1.f);  // the ring of big sums
     try {
       ctx->all_reduce_sum(v.data(), v.size());
     } catch (const IOError& e) {
