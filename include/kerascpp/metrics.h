@@ -50,7 +50,8 @@ class Metric {
     virtual void operator()(std::vector<double>& v) = 0;
     virtual void operator()(std::vector<float>& v) = 0;
   };
-  // The default refuses (NotImplementedError naming the metric): a metric that cannot be summed.
+  // The default refuses (NotImplementedError naming the metric): a metric that cannot be summed. A
+  // metric written in Python shows its add_variable state (python/src/bind_training.cpp).
   virtual void visit_state(StateVisitor& visit);
   virtual Json get_config() const;
   // How compile_config records the metric: {"module": "keras.metrics", "class_name", "config",

@@ -52,8 +52,23 @@ class Metric:
             raise ValueError(f"{type(self).__name__} is run by the engine: its state is not Python variables")
         v = _MetricVariable(shape, initializer, dtype or self._dtype, name or f"variable_{len(self._variables)}",
                             type(self).__name__)
+        v.aggregation = aggregation
         self._variables.append(v)
         return v
+
+    def _state_for_workers(self):
+        """The variables as float64 lists, which data-parallel training sums across workers as Keras sums
+        variables of aggregation "sum" (the engine's PyMetric::visit_state)."""
+        for v in self._variables:
+            if v.aggregation != "sum":
+                raise NotImplementedError(f"Metric {type(self).__name__} '{self.name}': variable '{v.name}' has "
+                                          f"aggregation={v.aggregation!r}; data-parallel training sums metric "
+                                          "variables across workers (aggregation='sum')")
+        return [np.asarray(v.value, np.float64).ravel().tolist() for v in self._variables]
+
+    def _set_state_for_workers(self, values):
+        for v, x in zip(self._variables, values):
+            v.assign(np.asarray(x, np.float64).reshape(v.shape))
 
     def add_weight(self, name=None, shape=(), aggregation="sum", initializer="zeros", dtype=None):
         """Keras 2's name for add_variable."""

@@ -231,6 +231,20 @@ class PyMetric final : public Metric {
   }
   Json get_config() const override { return config_; }
   Json serialize() const override { return serialized_; }
+  // Its add_variable state, which data-parallel training sums across workers (metrics.py).
+  void visit_state(StateVisitor& visit) override {
+    nb::gil_scoped_acquire gil;
+    cached_.reset();
+    call("its state across workers", [&] {
+      nb::list out;
+      for (nb::handle part : obj_.get().attr("_state_for_workers")()) {
+        std::vector<double> v = nb::cast<std::vector<double>>(part);
+        visit(v);
+        out.append(nb::cast(v));
+      }
+      obj_.get().attr("_set_state_for_workers")(out);
+    });
+  }
 
  private:
   template <typename F>

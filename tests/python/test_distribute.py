@@ -205,28 +205,41 @@ def _strategies_on_threads(n, body):
     return errors
 
 
-def test_a_metric_written_in_python_is_refused_by_name_under_a_strategy():
-    class Counted(keras.metrics.Metric):
-        def __init__(self, name="counted", **kw):
+def test_a_metric_written_in_python_sums_its_variables_across_workers():
+    class Seen(keras.metrics.Metric):  # the samples seen, and the mean of y_true: sums of variables
+        def __init__(self, name="seen", aggregation="sum", **kw):
             super().__init__(name=name, **kw)
-            self.n = self.add_variable(shape=(), initializer="zeros", name="n")
+            self.n = self.add_variable(shape=(), initializer="zeros", name="n", aggregation=aggregation)
+            self.total = self.add_variable(shape=(), initializer="zeros", name="total", aggregation=aggregation)
 
         def update_state(self, y_true, y_pred, sample_weight=None):
-            self.n.assign(self.n + 1.0)
+            self.n.assign(self.n + float(np.shape(y_true)[0]))
+            self.total.assign(self.total + float(np.sum(y_true)))
 
         def result(self):
-            return self.n
+            return self.total / self.n
 
     x, y = np.load(os.path.join(FIXTURE, "x.npy")), np.load(os.path.join(FIXTURE, "y.npy"))
+    histories = [None, None]
 
     def body(strategy):
         with strategy.scope():
             model = keras.models.load_model(os.path.join(FIXTURE, "model.keras"), compile=False)
-            model.compile(optimizer="adam", loss="mse", metrics=[Counted()])
+            model.compile(optimizer="adam", loss="mse", metrics=[Seen()])
+        histories[strategy.cluster_resolver.rank] = model.fit(x, y, batch_size=16, epochs=1, verbose=0).history
+
+    assert _strategies_on_threads(2, body) == [None, None]
+    for h in histories:  # the whole epoch's rows, not one worker's half
+        np.testing.assert_allclose(h["seen"], [np.mean(y)], rtol=1e-6)
+
+    def mean_aggregated(strategy):
+        with strategy.scope():
+            model = keras.models.load_model(os.path.join(FIXTURE, "model.keras"), compile=False)
+            model.compile(optimizer="adam", loss="mse", metrics=[Seen(aggregation="mean")])
         model.fit(x, y, batch_size=16, epochs=1, verbose=0)
 
-    for e in _strategies_on_threads(2, body):
-        assert isinstance(e, NotImplementedError) and "Metric Counted 'counted' cannot be summed across workers" in str(e), e
+    for e in _strategies_on_threads(2, mean_aggregated):
+        assert isinstance(e, NotImplementedError) and "aggregation='mean'" in str(e), e
 
 
 def test_workers_on_threads_evaluate_the_global_batch():

@@ -10,9 +10,9 @@ Metric::Metric(const Json& config, const std::string& default_name)
 
 // Keras 3's Metric.get_config: {"name", "dtype"} and the class's options (config_).
 void Metric::visit_state(StateVisitor&) {
-  KCPP_THROW(NotImplementedError, "Metric ", class_name(), " '", name(), "' cannot be summed across workers (a metric "
-             "written in Python, or one without accumulators), so data-parallel training cannot report it: compile "
-             "without it, or train on one worker");
+  KCPP_THROW(NotImplementedError, "Metric ", class_name(), " '", name(), "' cannot be summed across workers (it "
+             "shows no accumulators), so data-parallel training cannot report it: compile without it, or train on "
+             "one worker");
 }
 
 Json Metric::get_config() const {

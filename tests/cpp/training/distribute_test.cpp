@@ -333,6 +333,46 @@ TEST(Distribute, BatchNormalizationAveragesTheWorkersStatistics) {
   EXPECT_TRUE(moved);
 }
 
+// rows [8i, 8i+8) of t twice, for each i: global batches of 16 whose two halves are the same 8 rows.
+Tensor twice_each_eight(const Tensor& t) {
+  Shape s = t.shape();
+  s[0] *= 2;
+  Tensor out = Tensor::empty(s, t.dtype());
+  const size_t block = t.nbytes() / static_cast<size_t>(t.dim(0)) * 8;
+  for (int64_t i = 0; i < t.dim(0) / 8; ++i)
+    for (int copy = 0; copy < 2; ++copy)
+      std::memcpy(static_cast<char*>(out.raw_data()) + (2 * i + copy) * block,
+                  static_cast<const char*>(t.raw_data()) + i * block, block);
+  return out;
+}
+
+TEST(Distribute, BatchNormalizationTrainsOnEachWorkersRowsAndAveragesItsMovingStatistics) {
+  // Both workers get the same 8 rows of every global batch of 16, so each one's statistics, gradient
+  // and moving-statistics update are one process's on batches of those 8 rows: halves summed and
+  // updates averaged give that process's weights and moving statistics, bit for bit.
+  Data one = fixture("bn_mlp");
+  FitOptions single = options(8);
+  single.shuffle = false;
+  one.model.fit(one.x, one.y, single);
+  const std::vector<Tensor> expected = one.model.get_weights();
+  const int port = free_port();
+  std::vector<std::vector<Tensor>> got(2);
+  auto errors = on_workers(2, [&](int r) {
+    Data d = fixture("bn_mlp");
+    FitOptions o = options(16);
+    o.shuffle = false;
+    o.distributed = DistributedContext::connect(spec(r, 2, port));
+    d.model.fit({twice_each_eight(d.x[0])}, {twice_each_eight(d.y[0])}, o);
+    got[static_cast<size_t>(r)] = d.model.get_weights();
+  });
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(errors[r], "");
+    for (size_t i = 0; i < expected.size(); ++i)  // moving_mean and moving_variance among them
+      for (int64_t k = 0; k < expected[i].size(); ++k)
+        ASSERT_EQ(got[r][i].data<float>()[k], expected[i].data<float>()[k]) << i << " " << k;
+  }
+}
+
 TEST(Distribute, EvaluateSumsTheWorkersMetrics) {
   Data one = fixture("mlp_adam");
   EvaluateOptions eo;
