@@ -33,7 +33,8 @@ WORKER = textwrap.dedent("""
         model = keras.models.load_model(os.path.join(%r, "model.keras"))
     x = np.load(os.path.join(%r, "x.npy")); y = np.load(os.path.join(%r, "y.npy"))
     callbacks = [keras.callbacks.ModelCheckpoint(os.path.join(mine, "epoch{epoch}.keras")),
-                 keras.callbacks.CSVLogger(os.path.join(mine, "log.csv"))]
+                 keras.callbacks.CSVLogger(os.path.join(mine, "log.csv")),
+                 keras.callbacks.TensorBoard(os.path.join(mine, "tb"))]
     if die and rank == 1:  # killed in the middle of training
         callbacks.append(keras.callbacks.LambdaCallback(on_train_batch_end=lambda b, logs: b == 1 and
                                                         os.kill(os.getpid(), signal.SIGKILL)))
@@ -92,7 +93,8 @@ def test_workers_make_the_updates_of_one_process(tmp_path, nproc, batch):
         for k, v in history.items():  # the logs are the global batches' (accumulators summed)
             np.testing.assert_allclose(info["history"][k], v, rtol=1e-5)
     # The chief alone writes the checkpoints and the CSV log.
-    assert sorted(os.listdir(out / "rank0")) == ["epoch1.keras", "epoch2.keras", "info.json", "log.csv", "weights.npz"]
+    assert sorted(os.listdir(out / "rank0")) == ["epoch1.keras", "epoch2.keras", "info.json", "log.csv", "tb",
+                                                 "weights.npz"]
     for r in range(1, nproc):
         assert sorted(os.listdir(out / f"rank{r}")) == ["info.json", "weights.npz"]
     reloaded = keras.models.load_model(str(out / "rank0" / "epoch2.keras"))
@@ -136,7 +138,27 @@ def test_a_killed_worker_stops_the_others_with_a_clear_error(tmp_path):
     assert "Data-parallel all-reduce on worker 0 of 2 failed" in out, out
     assert not os.path.exists(tmp_path / "out" / "rank0" / "weights.npz")
     for name in os.listdir(tmp_path / "out" / "rank0"):  # only whole checkpoints (saves are atomic)
-        assert name in ("epoch1.keras", "log.csv"), name
+        assert name in ("epoch1.keras", "log.csv", "tb"), name
+
+
+def test_the_launcher_on_two_nodes(tmp_path):
+    # Two launchers of one worker each, as on two machines (here both on 127.0.0.1): ranks 0 and 1.
+    script = tmp_path / "worker.py"
+    script.write_text(WORKER)
+    master = f"127.0.0.1:{_free_port()}"
+    procs = [subprocess.Popen([sys.executable, "-m", "kerascpp.distribute.launch", "--nproc", "1", "--nnodes", "2",
+                               "--node-rank", str(node), "--master", master, str(script), str(tmp_path / "out"), "16"],
+                              env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for node in (0, 1)]
+    for p in procs:
+        assert p.wait(timeout=300) == 0, p.stdout.read()
+    for r in range(2):
+        assert json.loads((tmp_path / "out" / f"rank{r}" / "info.json").read_text())["replicas"] == 2
+    for a, b in zip(_weights(tmp_path / "out" / "rank0"), _weights(tmp_path / "out" / "rank1")):
+        np.testing.assert_array_equal(a, b)
+    bad = subprocess.run([sys.executable, "-m", "kerascpp.distribute.launch", "--nproc", "1", "--nnodes", "2",
+                          str(script)], env=_env(), capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "--master HOST:PORT is needed with several machines" in bad.stderr
 
 
 def test_the_launcher_stops_every_worker_when_one_fails(tmp_path):

@@ -68,8 +68,9 @@ void Replicas::check_same_model(const Model& model, const Compiled* c, const cha
   for (const VariablePtr& v : everything(model, optimizer ? c : nullptr)) s.add(*v);
   if (c) {  // the losses and the logged trackers: another metric would change the step's exchange
     for (const auto& loss : c->losses) s.text += (loss ? loss->class_name() : std::string("-")) + ";";
-    const Logs logs = training::results(*c);
-    for (const auto& [name, value] : logs.items()) s.text += name + ";";
+    for (const auto& t : c->output_loss_trackers) s.text += t.name() + ";";
+    for (const auto& per_output : c->metrics)
+      for (const auto& m : per_output) s.text += m.log_name + "/" + m.metric->class_name() + ";";
   }
   const uint64_t h = std::hash<std::string>{}(s.text);
   // Each worker's (hash high, hash low, weights, parameters) in its own slot; the sum gives everyone all.
