@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kerascpp/error.h"
+#include "kerascpp/warnings.h"
 #include "kernels/matmul.h"
 
 namespace kerascpp {
@@ -15,13 +16,16 @@ namespace {
 constexpr int kUnread = -1;
 std::atomic<int> threads{kUnread};
 
-// KERASCPP_NUM_THREADS: a positive count, or ignored (with the default kept) when it is not one.
+// KERASCPP_NUM_THREADS: a positive count, or ignored with a warning (the default kept) when it is not one.
 int from_environment() {
   const char* env = std::getenv("KERASCPP_NUM_THREADS");
   if (env == nullptr || *env == '\0') return 0;
   char* end = nullptr;
   const long n = std::strtol(env, &end, 10);
-  return *end == '\0' && n > 0 && n <= 4096 ? static_cast<int>(n) : 0;
+  if (*end == '\0' && n > 0 && n <= 4096) return static_cast<int>(n);
+  warn("KERASCPP_NUM_THREADS=\"" + std::string(env) + "\" is not a thread count (1 to 4096): ignored, so the "
+       "default applies (OMP_NUM_THREADS, else every core)");
+  return 0;
 }
 
 }  // namespace

@@ -358,3 +358,15 @@ def test_the_thread_count_is_set_under_tensorflows_names():
     finally:
         threading.set_intra_op_parallelism_threads(before)
     assert keras.config.floatx() == "float32" and keras.config.image_data_format() == "channels_last"
+
+
+def test_a_thread_count_that_is_not_one_is_ignored_with_a_warning():
+    import subprocess
+    import sys
+    code = ("import numpy as np, kerascpp as keras; keras.config.threading.get_intra_op_parallelism_threads(); "
+            "m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)]); "
+            "print(m.predict(np.ones((2, 4), np.float32), verbose=0).shape)")
+    env = dict(os.environ, KERASCPP_NUM_THREADS="two", PYTHONPATH=os.path.join(ROOT, "python"))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "(2, 3)" in r.stdout, r.stderr
+    assert 'KERASCPP_NUM_THREADS="two" is not a thread count (1 to 4096): ignored' in r.stderr, r.stderr
