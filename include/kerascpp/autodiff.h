@@ -25,7 +25,12 @@ namespace kerascpp {
 class GradientTape {
  public:
   // Becomes this thread's active tape; the previous one (if any) is restored when this one ends.
+  // A persistent tape (the default) answers gradient() any number of times and keeps what it recorded
+  // until it goes; a tape made with persistent = false (tf.GradientTape's default, and fit's) answers
+  // once and frees each op's activations and gradients as the backward pass leaves them behind, so
+  // that a training step's peak memory is about its activations, not activations plus gradients.
   GradientTape();
+  explicit GradientTape(bool persistent);
   ~GradientTape();
   GradientTape(const GradientTape&) = delete;
   GradientTape& operator=(const GradientTape&) = delete;
@@ -39,7 +44,8 @@ class GradientTape {
 
   // d(sum of target * output_gradient)/d(source) for each source; output_gradient defaults to ones
   // (so a scalar target gives its plain gradient). A source the target does not depend on gets an
-  // undefined Tensor, as Keras returns None. ValueError when target is not on the tape.
+  // undefined Tensor, as Keras returns None. ValueError when target is not on the tape, or on a second
+  // call to a tape that is not persistent.
   std::vector<Tensor> gradient(const Tensor& target, const std::vector<Tensor>& sources,
                                const Tensor& output_gradient = Tensor()) const;
   std::vector<Tensor> gradient(const Tensor& target, const std::vector<VariablePtr>& sources,

@@ -40,6 +40,8 @@ struct GradientTape::Impl : ops::Recorder {
   std::vector<Op> ops_;
   ops::Recorder* previous = nullptr;
   bool recording = true;
+  bool persistent = true;
+  bool answered = false;  // a tape that is not persistent answers once
 
   int find(const Tensor& t) const {
     if (!t.defined() || t.dtype() != DType::float32) return -1;
@@ -52,9 +54,13 @@ struct GradientTape::Impl : ops::Recorder {
     ids[key_of(t)] = id;
     return id;
   }
-  bool tracks(const Tensor& t) const override { return find(t) >= 0; }
+  // A tape that answered and is not persistent freed its tensors: it records nothing more (their
+  // addresses may be reused).
+  bool spent() const { return answered && !persistent; }
+  bool tracks(const Tensor& t) const override { return !spent() && find(t) >= 0; }
   void record(std::string_view name, const std::vector<Tensor>& inputs, const Tensor& output,
               ops::Backward backward) override {
+    if (spent()) return;
     Op op{name, {}, -1, std::move(backward)};
     bool any = false;
     for (const Tensor& t : inputs) {
@@ -68,7 +74,10 @@ struct GradientTape::Impl : ops::Recorder {
   }
 };
 
-GradientTape::GradientTape() : impl_(std::make_unique<Impl>()) {
+GradientTape::GradientTape() : GradientTape(true) {}
+
+GradientTape::GradientTape(bool persistent) : impl_(std::make_unique<Impl>()) {
+  impl_->persistent = persistent;
   impl_->previous = ops::set_active_recorder(impl_.get());
 }
 
@@ -99,10 +108,17 @@ size_t GradientTape::size() const { return impl_->ops_.size(); }
 
 std::vector<Tensor> GradientTape::gradient(const Tensor& target, const std::vector<Tensor>& sources,
                                            const Tensor& output_gradient) const {
-  const Impl& im = *impl_;
+  Impl& im = *impl_;
+  KCPP_CHECK(im.persistent || !im.answered, ValueError, "GradientTape.gradient can only be called once on a tape "
+             "that is not persistent (GradientTape(true) keeps what it recorded for more calls)");
   ops::NoRecord pause;
   const int root = im.find(target);
   std::vector<Tensor> grads(im.entries.size());
+  // A gradient is complete once the op that made its tensor is reached (every consumer came later on
+  // the tape); the sources' are kept to be returned, the others dropped there.
+  std::vector<char> is_source(im.entries.size(), 0);
+  for (const Tensor& s : sources)
+    if (const int id = im.find(s); id >= 0) is_source[static_cast<size_t>(id)] = 1;
   if (root >= 0) {
     Tensor seed = output_gradient;
     if (!seed.defined()) {
@@ -112,23 +128,30 @@ std::vector<Tensor> GradientTape::gradient(const Tensor& target, const std::vect
     KCPP_CHECK(seed.size() == target.size(), ValueError, "GradientTape.gradient: output_gradient has shape ",
                shape_str(seed.shape()), " but the target has shape ", shape_str(target.shape()));
     grads[root] = seed.reshape(im.entries[root].value.shape());
+    ops::Backward taken;  // a tape that is not persistent: the op's backward, freed when the loop moves on
     for (size_t i = im.ops_.size(); i-- > 0;) {
-      const Impl::Op& op = im.ops_[i];
-      if (!grads[op.output].defined()) continue;
-      ops::Grads g = op.backward(grads[op.output]);
-      KCPP_ASSERT(g.size() == op.inputs.size());
-      for (size_t k = 0; k < g.size(); ++k) {
-        const int in = op.inputs[k];
-        if (in < 0 || !g[k].defined()) continue;
-        const Tensor& like = im.entries[in].value;
-        KCPP_ASSERT(g[k].size() == like.size());
-        Tensor gk = g[k].shape() == like.shape() ? g[k] : g[k].reshape(like.shape());
-        grads[in] = grads[in].defined() ? ops::binary(ops::BinaryOp::add, grads[in], gk) : gk;
+      Impl::Op& op = im.ops_[i];
+      if (!im.persistent) taken = std::move(op.backward);  // the previous op's activations go here
+      const ops::Backward& backward = im.persistent ? op.backward : taken;
+      if (grads[op.output].defined()) {
+        ops::Grads g = backward(grads[op.output]);
+        KCPP_ASSERT(g.size() == op.inputs.size());
+        for (size_t k = 0; k < g.size(); ++k) {
+          const int in = op.inputs[k];
+          if (in < 0 || !g[k].defined()) continue;
+          const Tensor& like = im.entries[in].value;
+          KCPP_ASSERT(g[k].size() == like.size());
+          Tensor gk = g[k].shape() == like.shape() ? g[k] : g[k].reshape(like.shape());
+          grads[in] = grads[in].defined() ? ops::binary(ops::BinaryOp::add, grads[in], gk) : gk;
+        }
       }
+      if (!is_source[static_cast<size_t>(op.output)]) grads[op.output] = Tensor();
+      if (!im.persistent) im.entries[op.output].value = Tensor();
     }
   } else {
     KCPP_CHECK(target.defined(), ValueError, "GradientTape.gradient: the target is an undefined tensor");
   }
+  im.answered = true;
   std::vector<Tensor> out;
   out.reserve(sources.size());
   for (const Tensor& s : sources) {

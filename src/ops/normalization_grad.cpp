@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/parallel.h"
 #include "ops/checks.h"
 #include "ops/grad_util.h"
 #include "ops/normalization_grad.h"
@@ -77,15 +78,31 @@ Grads batch_normalization_grad(const Tensor& x, const Tensor& mean, const Tensor
                                const Tensor& scale, int axis, float epsilon, const Tensor& dy) {
   const AxisSplit s = split_axis(x.shape(), axis);
   const int64_t c = s.axis;
-  std::vector<double> sum_dy(c, 0.0), sum_dy_xc(c, 0.0);
   const float *px = x.data<float>(), *pm = mean.data<float>(), *pg = dy.data<float>();
-  for (int64_t o = 0; o < s.outer; ++o)
-    for (int64_t k = 0; k < c; ++k)
-      for (int64_t i = 0; i < s.inner; ++i) {
-        const int64_t at = (o * c + k) * s.inner + i;
-        sum_dy[k] += pg[at];
-        sum_dy_xc[k] += double(pg[at]) * (px[at] - pm[k]);
-      }
+  // The per-channel sums in double, by blocks of rows of a fixed size (each block's own sums, then the
+  // blocks' in order): the same bits on any number of threads, the blocks split between them.
+  const int64_t row = c * s.inner, block = std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, row));
+  const int64_t blocks = (s.outer + block - 1) / block;
+  std::vector<double> partial(static_cast<size_t>(blocks * 2 * c), 0.0);
+  kernels::parallel_chunks(blocks, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      double* sdy = partial.data() + b * 2 * c;
+      double* sdyxc = sdy + c;
+      for (int64_t o = b * block; o < std::min(s.outer, (b + 1) * block); ++o)
+        for (int64_t k = 0; k < c; ++k)
+          for (int64_t i = 0; i < s.inner; ++i) {
+            const int64_t at = (o * c + k) * s.inner + i;
+            sdy[k] += pg[at];
+            sdyxc[k] += double(pg[at]) * (px[at] - pm[k]);
+          }
+    }
+  }, 1);
+  std::vector<double> sum_dy(c, 0.0), sum_dy_xc(c, 0.0);
+  for (int64_t b = 0; b < blocks; ++b)
+    for (int64_t k = 0; k < c; ++k) {
+      sum_dy[k] += partial[static_cast<size_t>(b * 2 * c + k)];
+      sum_dy_xc[k] += partial[static_cast<size_t>(b * 2 * c + c + k)];
+    }
   Tensor dx = Tensor::empty(x.shape()), dmean = Tensor::empty({c}), dvar = Tensor::empty({c});
   Tensor doffset = offset.defined() ? Tensor::empty({c}) : Tensor(), dscale = scale.defined() ? Tensor::empty({c}) : Tensor();
   std::vector<float> a(c);
@@ -99,12 +116,15 @@ Grads batch_normalization_grad(const Tensor& x, const Tensor& mean, const Tensor
     if (scale.defined()) dscale.data<float>()[k] = static_cast<float>(sum_dy_xc[k] * inv);
   }
   float* pdx = dx.data<float>();
-  for (int64_t o = 0; o < s.outer; ++o)
-    for (int64_t k = 0; k < c; ++k)
-      for (int64_t i = 0; i < s.inner; ++i) {
-        const int64_t at = (o * c + k) * s.inner + i;
-        pdx[at] = pg[at] * a[k];
-      }
+  kernels::parallel_chunks(s.outer, std::max<int64_t>(1, kernels::kElementwiseGrain / std::max<int64_t>(1, row)),
+                           [&](int64_t o0, int64_t o1) {
+    for (int64_t o = o0; o < o1; ++o)
+      for (int64_t k = 0; k < c; ++k)
+        for (int64_t i = 0; i < s.inner; ++i) {
+          const int64_t at = (o * c + k) * s.inner + i;
+          pdx[at] = pg[at] * a[k];
+        }
+  }, 1);
   return {dx, dmean, dvar, doffset, dscale};
 }
 

@@ -70,7 +70,7 @@ bool train_step(Model& model, Compiled& c, const Batch& global, uint64_t seed, R
   float loss_value = 0.f;
   const bool data_parallel = replicas && replicas->active();
   if (rows > 0 || !data_parallel) {  // a worker of several may have no rows of a small batch: it adds nothing then
-    GradientTape tape;
+    GradientTape tape(false);  // frees each op's activations and gradients as the backward pass leaves them
     tape.watch(trainable);
     CallContext ctx;
     ctx.training = true, ctx.updates = &updates, ctx.losses = &extra, ctx.seed = seed, ctx.rnn_states = states;

@@ -111,3 +111,55 @@ TEST(GradientCheck, CatchesASmallGradientOfTheWrongSign) {
 
 }  // namespace
 }  // namespace kerascpp
+
+namespace kerascpp {
+namespace {
+
+// A small chain with a shared input, an intermediate source and a branch: y = sum(tanh(a * b) * (a + b)).
+std::vector<Tensor> chain_gradients(bool persistent, Tensor* mid_out, bool* second_call_refused) {
+  Tensor a = vec({0.5f, -1.f, 2.f}), b = vec({1.5f, 0.25f, -0.75f});
+  GradientTape tape(persistent);
+  tape.watch(a);
+  tape.watch(b);
+  Tensor mid = ops::binary(ops::BinaryOp::multiply, a, b);
+  Tensor y = ops::sum(ops::binary(ops::BinaryOp::multiply, ops::unary(ops::UnaryOp::tanh, mid),
+                                  ops::binary(ops::BinaryOp::add, a, b)), 0);
+  std::vector<Tensor> g = tape.gradient(y, {a, b, mid});
+  *mid_out = mid;
+  try {
+    (void)tape.gradient(y, {a});
+    *second_call_refused = false;
+  } catch (const ValueError& e) {
+    *second_call_refused = std::string(e.what()).find("only be called once") != std::string::npos;
+  }
+  return g;
+}
+
+TEST(GradientTape, ATapeThatIsNotPersistentGivesTheSameGradientsOnce) {
+  Tensor mid_p, mid_n;
+  bool refused_p = true, refused_n = false;
+  const std::vector<Tensor> p = chain_gradients(true, &mid_p, &refused_p);
+  const std::vector<Tensor> n = chain_gradients(false, &mid_n, &refused_n);
+  EXPECT_FALSE(refused_p);  // a persistent tape answers again
+  EXPECT_TRUE(refused_n);
+  ASSERT_EQ(p.size(), 3u);
+  ASSERT_EQ(n.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {  // the intermediate source's gradient is kept although its op's was freed
+    ASSERT_TRUE(p[i].defined() && n[i].defined()) << i;
+    for (int64_t k = 0; k < 3; ++k) EXPECT_EQ(p[i].data<float>()[k], n[i].data<float>()[k]) << i << "," << k;
+  }
+}
+
+TEST(GradientTape, ATapeThatAnsweredOnceRecordsNothingMore) {
+  Tensor a = vec({1.f, 2.f});
+  GradientTape tape(false);
+  tape.watch(a);
+  Tensor y = ops::sum(ops::unary(ops::UnaryOp::square, a), 0);
+  (void)tape.gradient(y, {a});
+  const size_t before = tape.size();
+  (void)ops::unary(ops::UnaryOp::square, a);
+  EXPECT_EQ(tape.size(), before);
+}
+
+}  // namespace
+}  // namespace kerascpp

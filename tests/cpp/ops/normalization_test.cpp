@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <map>
 
+#include "kerascpp/threading.h"
 #include "op_test_util.h"
+#include "ops/normalization_grad.h"
 #include "ops/ops.h"
 
 namespace kerascpp::ops {
@@ -194,6 +197,44 @@ TEST(Normalization, BadArgumentsAreRejected) {
   Tensor ints = Tensor::zeros({2, 4}, DType::int32);
   EXPECT_TRUE(test::contains(test::value_error([&] { layer_normalization(ints, Tensor(), Tensor(), {-1}, 1e-3f); }),
                              "float32"));
+}
+
+}  // namespace
+}  // namespace kerascpp::ops
+
+namespace kerascpp::ops {
+namespace {
+
+// The batch-normalization gradient sums each channel by blocks of rows split between the threads:
+// the same bits on 1, 2 and 3 threads, and close to the sums taken in one pass in double.
+TEST(BatchNormalizationGrad, TheSameBitsOnAnyNumberOfThreadsAndTheSumsOfDouble) {
+  std::mt19937 g(11);
+  for (const Shape& s : {Shape{64, 56, 56, 64}, Shape{3, 5, 7}, Shape{4096, 2}}) {
+    const int axis = static_cast<int>(s.size()) - 1;
+    const int64_t c = s.back(), n = shape_size(s);
+    Tensor x = Tensor::empty(s), dy = Tensor::empty(s), mean = Tensor::empty({c}), var = Tensor::empty({c}),
+           beta = Tensor::empty({c}), gamma = Tensor::empty({c});
+    std::uniform_real_distribution<float> u(-2.f, 2.f);
+    for (Tensor* t : {&x, &dy, &mean, &beta, &gamma})
+      for (int64_t i = 0; i < t->size(); ++i) t->data<float>()[i] = u(g);
+    for (int64_t k = 0; k < c; ++k) var.data<float>()[k] = 0.5f + std::fabs(u(g));
+    std::vector<Grads> by_threads;
+    for (int threads : {1, 2, 3}) {
+      set_num_threads(threads);
+      by_threads.push_back(detail::batch_normalization_grad(x, mean, var, beta, gamma, axis, 1e-3f, dy));
+    }
+    set_num_threads(0);
+    for (size_t t = 1; t < by_threads.size(); ++t)
+      for (size_t k = 0; k < by_threads[0].size(); ++k)
+        ASSERT_EQ(std::memcmp(by_threads[t][k].raw_data(), by_threads[0][k].raw_data(), by_threads[0][k].nbytes()), 0)
+            << shape_str(s) << " threads " << t + 1 << " grad " << k;
+    // d offset = sum of dy per channel (in one pass of double here).
+    for (int64_t k = 0; k < c; ++k) {
+      double sum = 0;
+      for (int64_t i = k; i < n; i += c) sum += dy.data<float>()[i];
+      EXPECT_NEAR(by_threads[0][3].data<float>()[k], sum, 1e-6 * std::max(1.0, std::fabs(sum))) << k;
+    }
+  }
 }
 
 }  // namespace
