@@ -305,6 +305,15 @@ std::shared_ptr<callbacks::History> run_fit(Model& m, Compiled& c, Feed& train, 
   return history;
 }
 
+// evaluate()'s pass over its feed, data-parallel when o.distributed is given.
+Logs evaluate_feed(Model& m, Compiled& c, Feed& f, const EvaluateOptions& o) {
+  Replicas replicas(o.distributed.get());
+  replicas.check_same_model(m, &c, "evaluate", false);
+  replicas.take_chief_weights(m);  // as variables made under a strategy's scope start from the chief's
+  CallbackList cbs = make_callbacks(m, o.callbacks, o.verbose, 1, f.it.num_batches(), o.out, nullptr, replicas);
+  return run_evaluation(m, c, f, cbs, replicas);
+}
+
 void check_fit_options(const FitOptions& o) {
   KCPP_CHECK(o.batch_size > 0, ValueError, "Expected a positive batch_size. Received: batch_size=", o.batch_size);
   KCPP_CHECK(o.epochs >= 0 && o.initial_epoch >= 0, ValueError, "Expected non-negative epochs and initial_epoch. Received: epochs=",
@@ -405,11 +414,7 @@ Logs Model::evaluate(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
   ArrayDataset arrays(x, y, o.sample_weight, o.batch_size, nullptr);
   EpochIterator it(arrays, o.steps, false);
   Feed f{it, false, nullptr, o.states, "evaluate", "EvaluateOptions::states"};
-  Replicas replicas(o.distributed.get());
-  replicas.check_same_model(*this, &c, "evaluate", false);
-  replicas.take_chief_weights(*this);  // as variables made under a strategy's scope start from the chief's
-  CallbackList cbs = make_callbacks(*this, o.callbacks, o.verbose, 1, it.num_batches(), o.out, nullptr, replicas);
-  return run_evaluation(*this, c, f, cbs, replicas);
+  return evaluate_feed(*this, c, f, o);
 } catch (const std::exception& e) {
   leave(o.distributed, e);
   throw;
@@ -422,11 +427,7 @@ Logs Model::evaluate(Dataset& data, const EvaluateOptions& o) try {
              "the dataset's batches carry their sample weights");
   EpochIterator it(data, o.steps, true);
   Feed f{it, true, nullptr, o.states, "evaluate", "EvaluateOptions::states"};
-  Replicas replicas(o.distributed.get());
-  replicas.check_same_model(*this, &c, "evaluate", false);
-  replicas.take_chief_weights(*this);  // as variables made under a strategy's scope start from the chief's
-  CallbackList cbs = make_callbacks(*this, o.callbacks, o.verbose, 1, it.num_batches(), o.out, nullptr, replicas);
-  return run_evaluation(*this, c, f, cbs, replicas);
+  return evaluate_feed(*this, c, f, o);
 } catch (const std::exception& e) {
   leave(o.distributed, e);
   throw;
