@@ -134,9 +134,17 @@ void matmul_small_bias(const float* a, const float* b, const float* bias, bool r
                        int64_t k) {
   isa_kernels().matmul_small_bias(a, b, bias, relu, c, m, n, k);
 }
+void matmul_transposed_small_rows(bool transpose_a, bool transpose_b, const float* a, const float* b, float* c,
+                                  int64_t m, int64_t n, int64_t k, int64_t row_begin, int64_t row_end) {
+  isa_kernels().matmul_transposed_small_rows(transpose_a, transpose_b, a, b, c, m, n, k, row_begin, row_end);
+}
+// A Dense layer's backward at training batch sizes (a small CNN's (1600, 128) @ (128, 10)): rows of c
+// split between the threads, from about 64k multiply-adds each.
 void matmul_transposed_small(bool transpose_a, bool transpose_b, const float* a, const float* b, float* c,
                              int64_t m, int64_t n, int64_t k) {
-  isa_kernels().matmul_transposed_small(transpose_a, transpose_b, a, b, c, m, n, k);
+  const auto& rows = isa_kernels().matmul_transposed_small_rows;
+  parallel_chunks(m, std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, n * k)),
+                  [&](int64_t i0, int64_t i1) { rows(transpose_a, transpose_b, a, b, c, m, n, k, i0, i1); }, 1);
 }
 // The elementwise kernels split big loops between the engine's threads (kernels/parallel.h); each
 // element is computed as on one thread.

@@ -39,7 +39,7 @@ enum class Isa { baseline, avx2, avx512 };
 // forwarders in isa.cpp, which keep each kernel's own signature, are written by hand).
 // clang-format off
 #define KCPP_ISA_KERNELS(X)                                                                        \
-  X(matmul_small) X(matmul_small_bias) X(matmul_transposed_small) X(binary) X(scale_shift) X(unary) X(relu) X(unary_grad) \
+  X(matmul_small) X(matmul_small_bias) X(matmul_transposed_small_rows) X(binary) X(scale_shift) X(unary) X(relu) X(unary_grad) \
   X(relu_grad) X(batch_normalization) X(layer_normalization) X(group_normalization) X(softmax)     \
   X(log_softmax) X(sum) X(l2_normalize) X(reduce_max) X(reduce_mean) X(lstm_cell)
 // clang-format on

@@ -61,9 +61,13 @@ void matmul_blas(const float* a, const float* b, float* c, int64_t m, int64_t n,
 void matmul_transposed(bool transpose_a, bool transpose_b, const float* a, const float* b, float* c,
                        int64_t m, int64_t n, int64_t k);
 
-// The plain loop matmul_transposed takes for m*n*k <= kMatmulSmallMaxWork (tests call it directly).
+// The plain loop matmul_transposed takes for m*n*k <= kMatmulSmallMaxWork, its rows split between the
+// engine's threads (each element of c computed as on one thread).
 void matmul_transposed_small(bool transpose_a, bool transpose_b, const float* a, const float* b, float* c,
                              int64_t m, int64_t n, int64_t k);
+// Rows [row_begin, row_end) of that product (per instruction set).
+void matmul_transposed_small_rows(bool transpose_a, bool transpose_b, const float* a, const float* b, float* c,
+                                  int64_t m, int64_t n, int64_t k, int64_t row_begin, int64_t row_end);
 
 // Threads OpenBLAS may use inside one call (process-wide OpenBLAS setting; no-op, returning 1, when
 // the linked BLAS is not OpenBLAS). See matmul.cpp for why kerascpp leaves the default alone.

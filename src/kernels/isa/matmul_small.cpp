@@ -286,11 +286,12 @@ void matmul_small_bias(const float* a, const float* b, const float* bias, bool r
   run_blocks(a, b, bias, relu, c, m, n, k, nullptr);
 }
 
-// c: (m, n) = op(a) @ op(b) for m*n*k <= kMatmulSmallMaxWork, k > 0: j innermost so that it vectorises.
-void matmul_transposed_small(bool transpose_a, bool transpose_b, const float* a, const float* b, float* c,
-                             int64_t m, int64_t n, int64_t k) {
-  std::memset(c, 0, sizeof(float) * m * n);
-  for (int64_t i = 0; i < m; ++i)
+// Rows [row_begin, row_end) of c: (m, n) = op(a) @ op(b) for m*n*k <= kMatmulSmallMaxWork, k > 0: j
+// innermost so that it vectorises.
+void matmul_transposed_small_rows(bool transpose_a, bool transpose_b, const float* a, const float* b, float* c,
+                                  int64_t m, int64_t n, int64_t k, int64_t row_begin, int64_t row_end) {
+  std::memset(c + row_begin * n, 0, sizeof(float) * (row_end - row_begin) * n);
+  for (int64_t i = row_begin; i < row_end; ++i)
     for (int64_t p = 0; p < k; ++p) {
       const float av = transpose_a ? a[p * m + i] : a[i * k + p];
       float* ci = c + i * n;

@@ -6,12 +6,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <tuple>
 #include <cstring>
 #include <vector>
 
 #include "kernel_test_util.h"
 #include "kernels/conv.h"
 #include "kernels/isa.h"
+#include "kernels/matmul.h"
 #include "kernels/ref/ref.h"
 #include "kerascpp/error.h"
 #include "kerascpp/threading.h"
@@ -87,6 +90,27 @@ TEST(Parallel, PoolingGradientOfManyImagesIsTheReferences) {
   ref::pool_grad(p, x.data(), dy.data(), want.data());
   EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float)));
   if (omp_get_max_threads() < 2) GTEST_SKIP() << "one thread here: the split is not exercised";
+}
+
+TEST(Parallel, SmallTransposedProductsSplitByRowsGiveTheBitsOfOneThread) {
+  // A small CNN's Dense backward: (1600, 128)^T-side and (128, 10) @ (1600, 10)^T, every transpose.
+  std::mt19937 g(5);
+  for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1600, 10, 128}, {128, 1600, 10}, {37, 19, 23}}) {
+    const auto a = test::random_floats(g, m * k), b = test::random_floats(g, k * n);
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        std::vector<float> split(m * n, 1.f), whole(m * n, 2.f);
+        set_num_threads(3);
+        matmul_transposed_small(ta, tb, a.data(), b.data(), split.data(), m, n, k);
+        set_num_threads(0);
+        isa_kernels().matmul_transposed_small_rows(ta, tb, a.data(), b.data(), whole.data(), m, n, k, 0, m);
+        ASSERT_EQ(0, std::memcmp(split.data(), whole.data(), whole.size() * sizeof(float))) << m << " " << ta << tb;
+        double want = 0;  // c[m-1][n-1] in double
+        for (int64_t p = 0; p < k; ++p)
+          want += double(ta ? a[p * m + m - 1] : a[(m - 1) * k + p]) * (tb ? b[(n - 1) * k + p] : b[p * n + n - 1]);
+        EXPECT_NEAR(split.back(), want, 1e-4 * std::max(1.0, std::fabs(want)));
+      }
+  }
 }
 
 }  // namespace
