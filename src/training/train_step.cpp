@@ -69,7 +69,8 @@ bool train_step(Model& model, Compiled& c, const Batch& global, uint64_t seed, R
   std::vector<Tensor> outs, grads;
   float loss_value = 0.f;
   const bool data_parallel = replicas && replicas->active();
-  if (rows > 0 || !data_parallel) {  // a worker of several may have no rows of a small batch: it adds nothing then
+  const bool computes = rows > 0 || !data_parallel;  // a worker of several may have no rows of a small batch
+  if (computes) {
     GradientTape tape(false);  // frees each op's activations and gradients as the backward pass leaves them
     tape.watch(trainable);
     CallContext ctx;
@@ -79,10 +80,9 @@ bool train_step(Model& model, Compiled& c, const Batch& global, uint64_t seed, R
     tape.stop_recording();
     loss_value = scalar_value(loss);
     if (std::isfinite(loss_value)) grads = tape.gradient(loss, trainable);
-    // the tape and every activation it kept are freed here
-  }
+  }  // the tape, and whatever it still kept, is freed here
   const std::vector<double> tracked_before = data_parallel ? Replicas::trackers(c) : std::vector<double>();
-  if (rows > 0 || !data_parallel) track(c, b, outs, loss_value, parts);
+  if (computes) track(c, b, outs, loss_value, parts);
   const bool finite = data_parallel ? replicas->reduce(c, &grads, trainable, &updates, rows, global.x.at(0).dim(0),
                                                   std::isfinite(loss_value), tracked_before)
                                : std::isfinite(loss_value);

@@ -29,16 +29,17 @@ class ClusterResolver:
 
     def __init__(self, spec):
         self._spec = spec
+        self.rank, self.world_size, self.master = spec.rank, spec.world_size, spec.master
         self.task_type, self.task_id = "worker", spec.rank
+        self._cluster = {"worker": [spec.master] * spec.world_size}
         config = os.environ.get("TF_CONFIG")
         if config:  # TF_CONFIG's own names (ClusterSpec.from_environment has checked it)
-            task = json.loads(config)["task"]
-            self.task_type, self.task_id = task["type"], int(task["index"])
-        self.rank, self.world_size, self.master = spec.rank, spec.world_size, spec.master
+            config = json.loads(config)
+            self.task_type, self.task_id = config["task"]["type"], int(config["task"]["index"])
+            self._cluster = config["cluster"]
 
     def cluster_spec(self):
-        config = os.environ.get("TF_CONFIG")
-        return json.loads(config)["cluster"] if config else {"worker": [self.master] * self.world_size}
+        return self._cluster
 
     def __repr__(self):
         return f"ClusterResolver(task_type={self.task_type!r}, task_id={self.task_id}, world_size={self.world_size})"

@@ -223,18 +223,17 @@ bool StoreClient::try_get(const std::string& key, std::chrono::milliseconds time
   return true;
 }
 
-std::vector<char> StoreClient::get(const std::string& key) {
+std::vector<char> StoreClient::get_within(const std::string& key, std::chrono::milliseconds timeout) {
   std::vector<char> out;
-  KCPP_CHECK(try_get(key, timeout_, &out), IOError, "Timed out after ", timeout_.count() / 1000.0, " s waiting for '", key,
+  KCPP_CHECK(try_get(key, timeout, &out), IOError, "Timed out after ", timeout.count() / 1000.0, " s waiting for '", key,
              "' at the rendezvous ", address_, ": a worker did not join");
   return out;
 }
 
+std::vector<char> StoreClient::get(const std::string& key) { return get_within(key, timeout_); }
+
 void StoreClient::wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) {
-  std::vector<char> out;
-  for (const std::string& k : keys)
-    KCPP_CHECK(try_get(k, timeout, &out), IOError, "Timed out after ", timeout.count() / 1000.0, " s waiting for '", k,
-               "' at the rendezvous ", address_, ": a worker did not join");
+  for (const std::string& k : keys) get_within(k, timeout);
 }
 
 }  // namespace kerascpp::distribute

@@ -56,6 +56,8 @@ class StoreClient : public gloo::rendezvous::Store {
   bool try_get(const std::string& key, std::chrono::milliseconds timeout, std::vector<char>* out);
 
  private:
+  // The key's value; IOError when it did not come within `timeout`.
+  std::vector<char> get_within(const std::string& key, std::chrono::milliseconds timeout);
   std::vector<char> request(char op, const std::string& key, const std::vector<char>& data,
                             std::chrono::milliseconds timeout);
   int fd_ = -1;
