@@ -11,8 +11,10 @@
 //                                             whose input is one step of one sample (a recurrent step,
 //                                             one call each; items: per call), then of call_into
 //                                             (outputs made once)
-//   build/bench_native fit FILE SAMPLES N     N epochs of fit (batch 128, Adam, sparse categorical
-//                                             crossentropy, no shuffle) on SAMPLES seeded random rows
+//   build/bench_native fit FILE SAMPLES N     N epochs of fit (batch 128, or SAMPLES when fewer; Adam,
+//                                             sparse categorical crossentropy, no shuffle) on SAMPLES
+//                                             seeded random rows
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -151,7 +153,7 @@ int run(const std::string& mode, const std::string& file, int n, int batch) {
     compile.loss = "sparse_categorical_crossentropy";
     m.compile(compile);
     kerascpp::FitOptions fit;
-    fit.batch_size = 128;
+    fit.batch_size = static_cast<int>(std::min<int64_t>(128, batch));  // fewer samples: one batch of them
     fit.epochs = n;
     fit.verbose = 0;
     fit.callbacks = {timer};

@@ -7,8 +7,8 @@
 // freed on that thread are kept and the next allocations of the same size on that thread take them
 // back. It holds up to max_bytes, or more where the loop's own peak of live mappings is more (ResNet50
 // at batch 32 has gigabytes of activations, and half of its step was clearing fresh pages with 512 MiB
-// held): what a step needed at once is what it keeps for the next, as TensorFlow's allocator keeps its
-// peak; never over half of the machine's memory. Nothing is shared between threads; mappings freed outside a scope go back
+// held): what a step needed at once, and half as much again for sizes that do not line up, is what it
+// keeps for the next, as TensorFlow's allocator keeps its peak; never over half of the machine's memory. Nothing is shared between threads; mappings freed outside a scope go back
 // to the system, and so do the cache's when it goes (a compiled model keeps one for its train steps).
 //
 //   auto cache = std::make_shared<MappingCache>(MappingCache::kDefaultBytes);   // a compiled model's
@@ -54,7 +54,8 @@ class MappingCache {
   static void allocated(size_t bytes);
 
   size_t bytes_held() const { return held_; }
-  // What it may hold now: max_bytes, or the peak of live mappings when higher (at most half the memory).
+  // What it may hold now: max_bytes, or 1.5x the peak of live mappings when higher (at most half the
+  // memory).
   size_t bound() const;
 
  private:
