@@ -70,6 +70,17 @@ void dnnl_conv_run(const DnnlConvPlan& p, const float* x, float* y, void* scratc
 // skipped when null. False and *why_not when oneDNN refuses the geometry.
 bool dnnl_conv_grad(const ConvGeometry& g, const float* x, const float* kernel, const float* dy, float* dx,
                     float* dkernel, float* dbias, std::string* why_not);
+// A convolution that a training step runs and differentiates: its primitives made once per geometry,
+// the kernel (Keras layout) given at each call. bias: the forward has one; dx, dweights, dbias: the
+// gradients its backward computes, and then the only ones a grad call writes (dkernel may be null
+// when only dbias is wanted). Thread-safe: a call brings its own buffers.
+class DnnlConvTrainPlan;
+std::shared_ptr<const DnnlConvTrainPlan> dnnl_conv_train_plan(const ConvGeometry& g, bool bias, bool dx,
+                                                               bool dweights, bool dbias, std::string* why_not);
+void dnnl_conv_train_forward(const DnnlConvTrainPlan& p, const float* x, const float* kernel, const float* bias,
+                             float* y);
+void dnnl_conv_train_grad(const DnnlConvTrainPlan& p, const float* x, const float* kernel, const float* dy, float* dx,
+                          float* dkernel, float* dbias);
 std::shared_ptr<const DnnlPoolPlan> dnnl_pool_plan(const PoolGeometry& g, std::string* why_not);
 // dx of pooling for dy (overwritten): ref::pool_grad's bits, channels_last in contiguous channel loops.
 void pool_grad(const PoolGeometry& g, const float* x, const float* dy, float* dx);

@@ -8,10 +8,12 @@
 // layer that made them and die with it.
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <unordered_map>
 #include <vector>
 
@@ -322,75 +324,169 @@ void dnnl_pool_run(const DnnlPoolPlan& p, const float* x, float* y, void* scratc
   run_with_context(p.prim, p.contexts, p.src, p.dst, p.scratch, {}, x, y, scratch, p.threads);
 }
 
-// Backward of a convolution or transposed convolution: data and weights primitives made per call
-// (training rebuilds weight layouts every step anyway), with the gradients written in Keras's
-// layouts. False (and *why_not) when oneDNN refuses; the caller then runs ref::conv_grad.
-bool dnnl_conv_grad(const ConvGeometry& g, const float* x, const float* kernel, const float* dy, float* dx,
-                    float* dkernel, float* dbias, std::string* why_not) {
-  if (onednn_off(why_not)) return false;
+// A training step's convolution. Its primitives and the reorders between Keras's kernel layout and
+// theirs depend on the geometry alone, so they are made once (primitive creation generates code: made
+// at every call, as before, it was 2 of ResNet50's and the CNN's 256 KiB code mappings a call, and
+// the forward plan keyed by the weights' version was made anew every step). The kernel, which every
+// step changes, is reordered per call into the call's own buffer. The primitives are the ones a plan
+// and the per-call backward used, from the same descriptors: the same kernels, the same bits.
+class DnnlConvTrainPlan {
+ public:
+  int threads = 1;
+  memory::desc src, dst, user_w, bias;  // bias: the forward's (empty without one)
+  dnnl::primitive fwd, to_fwd_w;
+  memory::desc fwd_w, fwd_scratch;
+  bool has_data = false, has_weights = false, has_dbias = false;
+  dnnl::primitive data, to_data_w;  // backward data, and Keras's kernel into its layout
+  memory::desc data_w, data_scratch;
+  dnnl::primitive weights, from_diff_w;  // backward weights, and its gradient into Keras's layout
+  memory::desc diff_w, weights_scratch, dbias;
+};
+
+namespace {
+
+// An uninitialised buffer of a call, aligned as oneDNN likes its operands.
+struct CallBuffer {
+  explicit CallBuffer(size_t bytes)
+      : data(std::aligned_alloc(64, std::max<size_t>((bytes + 63) / 64 * 64, 64))) {
+    if (!data) throw std::bad_alloc();
+  }
+  ~CallBuffer() { std::free(data); }
+  CallBuffer(const CallBuffer&) = delete;
+  CallBuffer& operator=(const CallBuffer&) = delete;
+  void* data;
+};
+
+dnnl::primitive reorder_between(const memory::desc& from, const memory::desc& to) {
+  const dnnl::engine& eng = cpu_engine();
+  return dnnl::reorder(dnnl::reorder::primitive_desc(eng, from, eng, to));
+}
+
+template <typename Fwd, typename BwdData, typename BwdWeights>
+void make_train_primitives(const ConvGeometry& g, DnnlConvTrainPlan& p) {
+  const dnnl::engine& eng = cpu_engine();
+  const auto alg = g.transpose ? dnnl::algorithm::deconvolution_direct : dnnl::algorithm::convolution_direct;
+  memory::dims strides = spatial_dims(g.stride, g.spatial), dil = spatial_dims(g.dilation, g.spatial);
+  for (auto& d : dil) d -= 1;  // oneDNN counts the gaps, Keras the step
+  const memory::dims pl = spatial_dims(g.pad_l, g.spatial), pr = spatial_dims(g.pad_r, g.spatial);
+  const memory::desc any_w = any_like(p.user_w);
+  typename Fwd::desc fd(dnnl::prop_kind::forward_inference, alg, p.src, any_w, p.bias, p.dst, strides, dil, pl, pr);
+  typename Fwd::primitive_desc fpd(fd, user_scratchpad(), eng);
+  p.fwd = Fwd(fpd), p.fwd_w = fpd.weights_desc(), p.fwd_scratch = fpd.scratchpad_desc();
+  p.to_fwd_w = reorder_between(p.user_w, p.fwd_w);
+  if (!p.has_data && !p.has_weights) return;
+  // The backward's hint: a forward for training, with the bias exactly when its gradient is wanted.
+  typename Fwd::desc hd(dnnl::prop_kind::forward_training, alg, p.src, any_w, p.dbias, p.dst, strides, dil, pl, pr);
+  typename Fwd::primitive_desc hint(hd, eng);
+  if (p.has_data) {
+    typename BwdData::desc dd(alg, p.src, any_w, p.dst, strides, dil, pl, pr);
+    typename BwdData::primitive_desc dpd(dd, user_scratchpad(), eng, hint);
+    p.data = BwdData(dpd), p.data_w = dpd.weights_desc(), p.data_scratch = dpd.scratchpad_desc();
+    p.to_data_w = reorder_between(p.user_w, p.data_w);
+  }
+  if (p.has_weights) {
+    typename BwdWeights::desc wd(alg, p.src, any_w, p.dbias, p.dst, strides, dil, pl, pr);
+    typename BwdWeights::primitive_desc wpd(wd, user_scratchpad(), eng, hint);
+    p.weights = BwdWeights(wpd), p.diff_w = wpd.diff_weights_desc(), p.weights_scratch = wpd.scratchpad_desc();
+    p.from_diff_w = reorder_between(p.diff_w, p.user_w);
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<const DnnlConvTrainPlan> dnnl_conv_train_plan(const ConvGeometry& g, bool bias, bool dx,
+                                                               bool dweights, bool dbias, std::string* why_not) {
+  if (onednn_off(why_not)) return nullptr;
   if (g.transpose && g.groups != 1) {
     *why_not = "oneDNN path: grouped transposed convolution not wired";
-    return false;
+    return nullptr;
   }
-  Threads use(threads_for(conv_work(g)));
+  auto p = std::make_shared<DnnlConvTrainPlan>();
+  p->threads = threads_for(conv_work(g));
+  Threads use(p->threads);
   try {
-    const dnnl::engine& eng = cpu_engine();
-    dnnl::stream s(eng);
     const tag t = act_tag(g.channels_first, g.spatial);
-    const memory::desc src(act_dims(g.n, g.ic, g.in, g.spatial), memory::data_type::f32, t);
-    const memory::desc dst(act_dims(g.n, g.oc, g.out, g.spatial), memory::data_type::f32, t);
-    const memory::desc user_w = keras_weights_desc(g);
-    const memory::desc bias_md = dbias ? memory::desc({g.oc}, memory::data_type::f32, tag::x) : memory::desc();
-    memory::dims strides = spatial_dims(g.stride, g.spatial), dil = spatial_dims(g.dilation, g.spatial);
-    for (auto& d : dil) d -= 1;
-    const memory::dims pl = spatial_dims(g.pad_l, g.spatial), pr = spatial_dims(g.pad_r, g.spatial);
-    const auto fwd_alg = g.transpose ? dnnl::algorithm::deconvolution_direct : dnnl::algorithm::convolution_direct;
-    memory user_kernel(user_w, eng, const_cast<float*>(kernel));
-    auto run = [&](auto fwd_tag, auto bwd_data_tag, auto bwd_weights_tag) {
-      using Fwd = decltype(fwd_tag);
-      using BwdData = decltype(bwd_data_tag);
-      using BwdWeights = decltype(bwd_weights_tag);
-      typename Fwd::desc fd(dnnl::prop_kind::forward_training, fwd_alg, src, any_like(user_w), bias_md, dst, strides,
-                            dil, pl, pr);
-      typename Fwd::primitive_desc fpd(fd, eng);
-      if (dx) {
-        typename BwdData::desc dd(fwd_alg, src, any_like(user_w), dst, strides, dil, pl, pr);
-        typename BwdData::primitive_desc dpd(dd, user_scratchpad(), eng, fpd);
-        memory w(dpd.weights_desc(), eng);
-        dnnl::reorder(user_kernel, w).execute(s, user_kernel, w);
-        std::vector<char> scratch(std::max<size_t>(dpd.scratchpad_desc().get_size(), 1));
-        BwdData(dpd).execute(s, {{DNNL_ARG_DIFF_DST, memory(dst, eng, const_cast<float*>(dy))},
-                                 {DNNL_ARG_WEIGHTS, w},
-                                 {DNNL_ARG_DIFF_SRC, memory(src, eng, dx)},
-                                 {DNNL_ARG_SCRATCHPAD, memory(dpd.scratchpad_desc(), eng, scratch.data())}});
-      }
-      if (dkernel || dbias) {
-        typename BwdWeights::desc wd(fwd_alg, src, any_like(user_w), bias_md, dst, strides, dil, pl, pr);
-        typename BwdWeights::primitive_desc wpd(wd, user_scratchpad(), eng, fpd);
-        memory dw(wpd.diff_weights_desc(), eng);
-        std::vector<char> scratch(std::max<size_t>(wpd.scratchpad_desc().get_size(), 1));
-        std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(src, eng, const_cast<float*>(x))},
-                                                {DNNL_ARG_DIFF_DST, memory(dst, eng, const_cast<float*>(dy))},
-                                                {DNNL_ARG_DIFF_WEIGHTS, dw},
-                                                {DNNL_ARG_SCRATCHPAD, memory(wpd.scratchpad_desc(), eng, scratch.data())}};
-        if (dbias) args.emplace(DNNL_ARG_DIFF_BIAS, memory(bias_md, eng, dbias));
-        BwdWeights(wpd).execute(s, args);
-        if (dkernel) {
-          memory user_dw(user_w, eng, dkernel);
-          dnnl::reorder(dw, user_dw).execute(s, dw, user_dw);
-        }
-      }
-      s.wait();
-    };
+    p->src = memory::desc(act_dims(g.n, g.ic, g.in, g.spatial), memory::data_type::f32, t);
+    p->dst = memory::desc(act_dims(g.n, g.oc, g.out, g.spatial), memory::data_type::f32, t);
+    p->user_w = keras_weights_desc(g);
+    const memory::desc bias_md({g.oc}, memory::data_type::f32, tag::x);
+    if (bias) p->bias = bias_md;
+    if (dbias) p->dbias = bias_md;
+    p->has_data = dx, p->has_weights = dweights || dbias, p->has_dbias = dbias;
     if (g.transpose)
-      run(dnnl::deconvolution_forward(), dnnl::deconvolution_backward_data(), dnnl::deconvolution_backward_weights());
+      make_train_primitives<dnnl::deconvolution_forward, dnnl::deconvolution_backward_data,
+                            dnnl::deconvolution_backward_weights>(g, *p);
     else
-      run(dnnl::convolution_forward(), dnnl::convolution_backward_data(), dnnl::convolution_backward_weights());
-    return true;
+      make_train_primitives<dnnl::convolution_forward, dnnl::convolution_backward_data,
+                            dnnl::convolution_backward_weights>(g, *p);
+    return p;
+  } catch (const dnnl::error& e) {
+    *why_not = std::string("oneDNN refused: ") + e.what();
+    return nullptr;
+  }
+}
+
+void dnnl_conv_train_forward(const DnnlConvTrainPlan& p, const float* x, const float* kernel, const float* bias,
+                             float* y) {
+  Threads use(p.threads);
+  const dnnl::engine& eng = cpu_engine();
+  dnnl::stream s(eng);
+  CallBuffer w(p.fwd_w.get_size()), scratch(p.fwd_scratch.get_size());
+  memory user(p.user_w, eng, const_cast<float*>(kernel)), wm(p.fwd_w, eng, w.data);
+  p.to_fwd_w.execute(s, {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, wm}});
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(p.src, eng, const_cast<float*>(x))},
+                                          {DNNL_ARG_WEIGHTS, wm},
+                                          {DNNL_ARG_DST, memory(p.dst, eng, y)},
+                                          {DNNL_ARG_SCRATCHPAD, memory(p.fwd_scratch, eng, scratch.data)}};
+  if (bias) args.emplace(DNNL_ARG_BIAS, memory(p.bias, eng, const_cast<float*>(bias)));
+  p.fwd.execute(s, args);
+  s.wait();
+}
+
+void dnnl_conv_train_grad(const DnnlConvTrainPlan& p, const float* x, const float* kernel, const float* dy, float* dx,
+                          float* dkernel, float* dbias) {
+  Threads use(p.threads);
+  const dnnl::engine& eng = cpu_engine();
+  dnnl::stream s(eng);
+  const memory dy_m(p.dst, eng, const_cast<float*>(dy));
+  if (p.has_data) {
+    CallBuffer w(p.data_w.get_size()), scratch(p.data_scratch.get_size());
+    memory user(p.user_w, eng, const_cast<float*>(kernel)), wm(p.data_w, eng, w.data);
+    p.to_data_w.execute(s, {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, wm}});
+    p.data.execute(s, {{DNNL_ARG_DIFF_DST, dy_m},
+                       {DNNL_ARG_WEIGHTS, wm},
+                       {DNNL_ARG_DIFF_SRC, memory(p.src, eng, dx)},
+                       {DNNL_ARG_SCRATCHPAD, memory(p.data_scratch, eng, scratch.data)}});
+  }
+  if (p.has_weights) {
+    CallBuffer dw(p.diff_w.get_size()), scratch(p.weights_scratch.get_size());
+    const memory dw_m(p.diff_w, eng, dw.data);
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(p.src, eng, const_cast<float*>(x))},
+                                            {DNNL_ARG_DIFF_DST, dy_m},
+                                            {DNNL_ARG_DIFF_WEIGHTS, dw_m},
+                                            {DNNL_ARG_SCRATCHPAD, memory(p.weights_scratch, eng, scratch.data)}};
+    if (p.has_dbias) args.emplace(DNNL_ARG_DIFF_BIAS, memory(p.dbias, eng, dbias));
+    p.weights.execute(s, args);
+    if (dkernel) {
+      memory user_dw(p.user_w, eng, dkernel);
+      p.from_diff_w.execute(s, {{DNNL_ARG_FROM, dw_m}, {DNNL_ARG_TO, user_dw}});
+    }
+  }
+  s.wait();
+}
+
+// The gradients of one call without a plan kept (an op outside a layer): a plan made for the call.
+bool dnnl_conv_grad(const ConvGeometry& g, const float* x, const float* kernel, const float* dy, float* dx,
+                    float* dkernel, float* dbias, std::string* why_not) {
+  auto plan = dnnl_conv_train_plan(g, dbias != nullptr, dx != nullptr, dkernel != nullptr, dbias != nullptr, why_not);
+  if (!plan) return false;
+  try {
+    dnnl_conv_train_grad(*plan, x, kernel, dy, dx, dkernel, dbias);
   } catch (const dnnl::error& e) {
     *why_not = std::string("oneDNN refused: ") + e.what();
     return false;
   }
+  return true;
 }
 
 }  // namespace kerascpp::kernels

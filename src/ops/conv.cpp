@@ -144,6 +144,41 @@ void record_conv(const char* op, const kernels::ConvGeometry& g, const Tensor& x
   });
 }
 
+// A convolution that a tape records inside a layer (a training step): the layer's training plan, made
+// once per input shape and set of gradients, runs the forward and the backward with the kernel of
+// the call (kernels::DnnlConvTrainPlan). The inference plan, keyed by the weights' version, was made
+// anew every step, and the backward's primitives at every call. False, with nothing done, where no
+// tape records, no layer keeps plans, or oneDNN refuses: run_conv and record_conv then.
+bool run_and_record_training(const char* op, const kernels::ConvGeometry& g, const Tensor& x, const Tensor& kernel,
+                             const Tensor& bias, Tensor& y, PlanCache* plans) {
+  if (!plans || x.size() == 0 || y.size() == 0) return false;
+  Recorder* r = tape_for({&x, &kernel, &bias});
+  if (!r) return false;
+  const bool need_dx = r->tracks(x), need_dk = r->tracks(kernel), need_db = bias.defined() && r->tracks(bias);
+  const std::string family = std::string(op) + "_train";
+  const std::string wants = std::string(bias.defined() ? "B" : "") + (need_dx ? "x" : "") + (need_dk ? "k" : "") +
+                            (need_db ? "b" : "");
+  auto plan = choose<kernels::DnnlConvTrainPlan>(
+                  plans, plan_key((family + wants).c_str(), x.shape(), 0, nullptr, nullptr), family.c_str(),
+                  [&] { return "x=" + shape_str(x.shape()) + " kernel=" + shape_str(kernel.shape()); },
+                  [&](std::string* why_not) {
+                    return kernels::dnnl_conv_train_plan(g, bias.defined(), need_dx, need_dk, need_db, why_not);
+                  })
+                  ->plan;
+  if (!plan) return false;
+  kernels::dnnl_conv_train_forward(*plan, x.data<float>(), kernel.data<float>(),
+                                   bias.defined() ? bias.data<float>() : nullptr, y.data<float>());
+  r->record(op, {x, kernel, bias}, y, [=](const Tensor& dy) {
+    Tensor dx = need_dx ? Tensor::empty(x.shape()) : Tensor(), dk = need_dk ? Tensor::empty(kernel.shape()) : Tensor();
+    Tensor db = need_db ? Tensor::empty(bias.shape()) : Tensor();
+    kernels::dnnl_conv_train_grad(*plan, x.data<float>(), kernel.data<float>(), dy.data<float>(),
+                                  need_dx ? dx.data<float>() : nullptr, need_dk ? dk.data<float>() : nullptr,
+                                  need_db ? db.data<float>() : nullptr);
+    return Grads{dx, dk, db};
+  });
+  return true;
+}
+
 void check_bias(const char* op, const Tensor& bias, int64_t channels) {
   if (!bias.defined()) return;
   detail::check_float32(op, bias, "bias");
@@ -223,6 +258,7 @@ Tensor conv(const Tensor& x, const Tensor& kernel, const Tensor& bias, const Con
   Spatial ys;  // the batch and rank out_shape reads, from the geometry already checked
   ys.rank = g.spatial, ys.n = g.n;
   Tensor y = Tensor::empty(out_shape(ys, g.oc, g.out, o.channels_first));
+  if (run_and_record_training("conv", g, x, kernel, bias, y, plans)) return y;
   run_conv(g, x, kernel, bias, y, plans, weights_version);
   record_conv("conv", g, x, kernel, bias, y);
   return y;
@@ -260,6 +296,7 @@ Tensor conv_transpose(const Tensor& x, const Tensor& kernel, const Tensor& bias,
     g.pad_r[d] = (g.in[d] - 1) * g.stride[d] + dk - g.out[d] - g.pad_l[d];
   }
   Tensor y = Tensor::empty(out_shape(xs, g.oc, g.out, o.channels_first));
+  if (run_and_record_training("conv_transpose", g, x, kernel, bias, y, plans)) return y;
   run_conv(g, x, kernel, bias, y, plans, weights_version);
   record_conv("conv_transpose", g, x, kernel, bias, y);
   return y;
