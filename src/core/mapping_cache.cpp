@@ -43,6 +43,8 @@ MappingCache::Scope::Scope(std::shared_ptr<MappingCache> cache) : cache_(std::mo
 }
 MappingCache::Scope::~Scope() { current = previous_; }
 
+bool MappingCache::active() { return current != nullptr; }
+
 void* MappingCache::take(size_t bytes) {
   MappingCache* c = current;
   if (c == nullptr) return nullptr;

@@ -1,7 +1,7 @@
 // MappingCache: big allocations kept for reuse while a training loop runs (issue 21).
 //
 // A tensor of Storage::kMapBytes or more is its own anonymous mapping (kerascpp/tensor.h), returned to
-// the system when freed. A training step allocates the same activations and gradients every step, so
+// the system when freed; so is one of kScopedBytes or more made while a scope lives on its thread. A training step allocates the same activations and gradients every step, so
 // each step faulted in fresh pages that the kernel zeroed first: a third of a small CNN's epoch was
 // page faults and page clearing (perf, 2-core AMD EPYC). While a Scope lives on a thread, the mappings
 // freed on that thread are kept and the next allocations of the same size on that thread take them
@@ -27,6 +27,9 @@ namespace kerascpp {
 class MappingCache {
  public:
   static constexpr size_t kDefaultBytes = size_t{512} << 20;
+  // Inside a scope, tensors of this size or more are mappings too (Storage::allocate), so that the
+  // medium ones of a step are kept as well; outside one, only Storage::kMapBytes or more.
+  static constexpr size_t kScopedBytes = size_t{64} << 10;
   explicit MappingCache(size_t max_bytes) : max_bytes_(max_bytes) {}
   ~MappingCache();  // unmaps what it holds
   MappingCache(const MappingCache&) = delete;
@@ -49,6 +52,8 @@ class MappingCache {
   // For Storage: a kept mapping of exactly `bytes` (page-rounded as mapped), or null; and a freed
   // mapping offered back: true when the thread's cache kept it (else the caller unmaps it).
   static void* take(size_t bytes);
+  // Whether a scope lives on the calling thread.
+  static bool active();
   static bool give(void* data, size_t bytes);
   // For Storage: a mapping of `bytes` handed to a tensor on this thread (taken or new).
   static void allocated(size_t bytes);

@@ -79,6 +79,36 @@ TEST(MappingCache, HoldsUpToTheLoopsOwnPeakOfLiveMappings) {
   EXPECT_EQ(cache->bytes_held(), 0u);  // every one taken back
 }
 
+// Inside a scope a medium tensor (64 KiB to 1 MiB) is kept and reused too; outside one it is the
+// heap's, and no cache sees it.
+TEST(MappingCache, KeepsMediumTensorsOnlyInsideAScope) {
+  const Shape medium = {1 << 16};  // 256 KiB
+  auto cache = std::make_shared<MappingCache>(MappingCache::kDefaultBytes);
+  {
+    MappingCache::Scope scope(cache);
+    EXPECT_TRUE(MappingCache::active());
+    const void* first = nullptr;
+    {
+      Tensor a = Tensor::empty(medium);
+      first = a.raw_data();
+    }
+    EXPECT_EQ(cache->bytes_held(), size_t{256} << 10);
+    Tensor b = Tensor::empty(medium);
+    EXPECT_EQ(b.raw_data(), first);
+    b = Tensor();
+    Tensor z = Tensor::zeros(medium);  // zeroed when taken back
+    EXPECT_EQ(z.raw_data(), first);
+    EXPECT_EQ(z.data<float>()[100], 0.f);
+    Tensor small = Tensor::empty({1 << 10});  // 4 KiB: the heap's
+    small = Tensor();
+    EXPECT_EQ(cache->bytes_held(), 0u);
+  }
+  EXPECT_FALSE(MappingCache::active());
+  const size_t held = cache->bytes_held();
+  { Tensor outside = Tensor::empty(medium); }
+  EXPECT_EQ(cache->bytes_held(), held);
+}
+
 // A step whose later tensor has a size none of the freed mappings has: that mapping is new, the pool
 // then holds more than the live peak, and the next step still finds every size it asks for.
 TEST(MappingCache, KeepsAStepWhoseSizesDoNotLineUp) {
