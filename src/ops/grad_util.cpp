@@ -17,7 +17,14 @@ Tensor scalar(float v) { return filled({}, v); }
 
 Tensor broadcast_to(const Tensor& t, const Shape& shape) {
   if (t.shape() == shape) return t;
-  return binary(BinaryOp::add, t, Tensor::zeros(shape));
+  // t + 0, with zeros only along the axes t lacks: binary broadcasts the sum to `shape` as a zeros
+  // tensor of that shape did, with the same bits, without writing and reading one.
+  const int lead = static_cast<int>(shape.size()) - t.rank();
+  if (lead < 0) return binary(BinaryOp::add, t, Tensor::zeros(shape));  // binary names the mismatch
+  Shape zeros(shape.size(), 1);
+  for (int d = 0; d < static_cast<int>(shape.size()); ++d)
+    if (d < lead || t.dim(d - lead) != shape[d]) zeros[d] = shape[d];
+  return binary(BinaryOp::add, t, Tensor::zeros(zeros));
 }
 
 Tensor sum_axes(const Tensor& x, const std::vector<int>& axes) {

@@ -47,8 +47,11 @@ Tensor reduce_axes(const char* op, Kernel kernel, const Tensor& x, const std::ve
   if (Recorder* r = tape_for({&x})) {
     const bool is_max = kernel == kernels::reduce_max;
     r->record(op, {x}, y, [x, y, kept, is_max](const Tensor& dy) {
+      if (!is_max) {  // scaled before it is broadcast: one pass over x's size, not two
+        const float scale = static_cast<float>(shape_size(kept)) / static_cast<float>(x.size());
+        return Grads{detail::broadcast_to(scale_shift(dy.reshape(kept), scale, 0.f), x.shape())};
+      }
       const Tensor g = detail::broadcast_to(dy.reshape(kept), x.shape());
-      if (!is_max) return Grads{scale_shift(g, static_cast<float>(shape_size(kept)) / static_cast<float>(x.size()), 0.f)};
       // TensorFlow splits the gradient of a max evenly between tied maxima.
       const Tensor m = detail::broadcast_to(y.reshape(kept), x.shape());
       Tensor hit = Tensor::empty(x.shape());
@@ -68,6 +71,31 @@ Tensor reduce_max(const Tensor& x, const std::vector<int>& axes, bool keepdims) 
 
 Tensor reduce_mean(const Tensor& x, const std::vector<int>& axes, bool keepdims) {
   return reduce_axes("reduce_mean", kernels::reduce_mean, x, axes, keepdims);
+}
+
+Tensor variance(const Tensor& x, const Tensor& mean, const std::vector<int>& axes) {
+  Shape kept = x.shape();
+  for (int a : axes) kept[detail::normalize_axis_for("variance", a, x.rank())] = 1;
+  KCPP_CHECK(mean.size() == shape_size(kept), ValueError, "variance: Expected a mean of ", shape_size(kept),
+             " values (x.shape=", shape_str(x.shape()), ", axes=", axes, "). Received: mean.shape=",
+             shape_str(mean.shape()));
+  const Tensor m = mean.reshape(kept);
+  Tensor v;
+  {
+    NoRecord pause;  // the same kernels as ever, in the same order: the same bits
+    v = reduce_mean(unary(UnaryOp::square, binary(BinaryOp::subtract, x, m)), axes);
+  }
+  if (Recorder* r = tape_for({&x})) {
+    const float n = static_cast<float>(x.size()) / static_cast<float>(std::max<int64_t>(1, m.size()));
+    r->record("variance", {x}, v, [x, m, kept, n](const Tensor& dv) {
+      // TensorFlow's order: reduce_mean's gradient dv / n, then squared_difference's (2 * g) * (x - mean).
+      Tensor s = Tensor::empty(kept);
+      const float* d = dv.data<float>();
+      for (int64_t i = 0; i < s.size(); ++i) s.data<float>()[i] = 2.f * (d[i] / n);
+      return Grads{binary(BinaryOp::multiply, s, binary(BinaryOp::subtract, x, m))};
+    });
+  }
+  return v;
 }
 
 }  // namespace kerascpp::ops

@@ -91,11 +91,8 @@ class BatchNormalization : public Layer {
       std::vector<int> others;
       for (int d = 0; d < t.rank(); ++d)
         if (d != axis) others.push_back(d);
-      Shape kept(t.rank(), 1);
-      kept[axis] = n;
       const Tensor mean = ops::reduce_mean(t, others);
-      const Tensor centred = ops::binary(ops::BinaryOp::subtract, t, mean.reshape(kept));
-      const Tensor variance = ops::reduce_mean(ops::unary(ops::UnaryOp::square, centred), others);
+      const Tensor variance = ops::variance(t, mean, others);
       auto moved = [&](const VariablePtr& v, const Tensor& stat, float momentum) {
         return ops::binary(ops::BinaryOp::add, ops::scale_shift(flat(v), momentum, 0.f),
                            ops::scale_shift(stat, 1.f - momentum, 0.f));

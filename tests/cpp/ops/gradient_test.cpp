@@ -97,6 +97,30 @@ TEST(OpGradients, Reductions) {
   expect_gradients("reduce_mean", [](auto& v) { return ops::reduce_mean(v[0], {0, 2}); }, {x});
   expect_gradients("reduce_mean keepdims", [](auto& v) { return ops::reduce_mean(v[0], {1}, true); }, {x});
   expect_gradients("reduce_max", [](auto& v) { return ops::reduce_max(v[0], {1, 2}); }, {distinct(g, {2, 3, 4})}, 1e-3);
+  // tf.nn.moments: the variance about the batch mean, as BatchNormalization takes them in training
+  // (the mean held constant inside variance loses nothing: its gradient there is zero).
+  for (std::vector<int> axes : {std::vector<int>{0, 1}, {0, 2}, {1}})
+    expect_gradients("variance about the mean",
+                     [axes](auto& v) { return ops::variance(v[0], ops::reduce_mean(v[0], axes), axes); }, {x});
+}
+
+// ops::variance computes what subtract, square and reduce_mean did, bit for bit, and names a mean of
+// the wrong size.
+TEST(OpGradients, VarianceIsTheComposedForward) {
+  std::mt19937 g(9);
+  Tensor x = test::random_tensor(g, {5, 4, 7});
+  const std::vector<int> axes = {0, 1};
+  const Tensor mean = ops::reduce_mean(x, axes);
+  const Tensor want = ops::reduce_mean(
+      ops::unary(ops::UnaryOp::square, ops::binary(ops::BinaryOp::subtract, x, mean.reshape({1, 1, 7}))), axes);
+  test::expect_close(ops::variance(x, mean, axes), want.shape(),
+                     std::vector<double>(want.data<float>(), want.data<float>() + want.size()), 0, 0, "variance");
+  try {
+    (void)ops::variance(x, test::random_tensor(g, {4}), axes);
+    ADD_FAILURE() << "a mean of 4 values for 7 channels was taken";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("Expected a mean of 7 values"), std::string::npos) << e.what();
+  }
 }
 
 TEST(OpGradients, Normalization) {
