@@ -95,7 +95,7 @@ TEST(Parallel, PoolingGradientOfManyImagesIsTheReferences) {
 TEST(Parallel, SmallTransposedProductsSplitByRowsGiveTheBitsOfOneThread) {
   // A small CNN's Dense backward: (1600, 128)^T-side and (128, 10) @ (1600, 10)^T, every transpose.
   std::mt19937 g(5);
-  for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1600, 10, 128}, {128, 1600, 10}, {37, 19, 23}}) {
+  for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1600, 10, 128}, {128, 1600, 10}, {37, 19, 23}, {5, 3, 7}}) {
     const auto a = test::random_floats(g, m * k), b = test::random_floats(g, k * n);
     for (bool ta : {false, true})
       for (bool tb : {false, true}) {
@@ -105,10 +105,18 @@ TEST(Parallel, SmallTransposedProductsSplitByRowsGiveTheBitsOfOneThread) {
         set_num_threads(0);
         isa_kernels().matmul_transposed_small_rows(ta, tb, a.data(), b.data(), whole.data(), m, n, k, 0, m);
         ASSERT_EQ(0, std::memcmp(split.data(), whole.data(), whole.size() * sizeof(float))) << m << " " << ta << tb;
-        double want = 0;  // c[m-1][n-1] in double
-        for (int64_t p = 0; p < k; ++p)
-          want += double(ta ? a[p * m + m - 1] : a[(m - 1) * k + p]) * (tb ? b[(n - 1) * k + p] : b[p * n + n - 1]);
-        EXPECT_NEAR(split.back(), want, 1e-4 * std::max(1.0, std::fabs(want)));
+        for (const IsaKernels* set : runnable_isa_kernels()) {  // every element, every set's blocking and tails
+          std::vector<float> got(m * n, 3.f);
+          set->matmul_transposed_small_rows(ta, tb, a.data(), b.data(), got.data(), m, n, k, 0, m);
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              double want = 0;
+              for (int64_t p = 0; p < k; ++p)
+                want += double(ta ? a[p * m + i] : a[i * k + p]) * (tb ? b[j * k + p] : b[p * n + j]);
+              ASSERT_NEAR(got[i * n + j], want, 1e-5 * k * std::max(1.0, std::fabs(want)))
+                  << set->name << " " << m << "x" << n << "x" << k << " " << ta << tb << " at " << i << "," << j;
+            }
+        }
       }
   }
 }
