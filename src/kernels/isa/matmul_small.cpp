@@ -4,8 +4,8 @@
 // Compiled once per instruction set (kernels/isa.h): vf is one AVX register where there is AVX, one
 // SSE register on the baseline.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
-#include <vector>
 
 #include "kernels/isa/isa_set.h"
 
@@ -346,8 +346,8 @@ void at_b_rows(const float* a, const float* b, float* c, int64_t m, int64_t n, i
 
 // a b^T (a Dense layer's input gradient dy W^T; a (m, k), b stored (n, k)): b laid out as (k, n)
 // once, then each row of c is kV columns at a time, four vectors deep.
-void a_bt_rows(const float* a, const float* b, float* c, int64_t n, int64_t k, int64_t r0, int64_t r1) {
-  std::vector<float> bt(static_cast<size_t>(n * k));
+// bt: n * k floats of scratch.
+void a_bt_rows(const float* a, const float* b, float* c, int64_t n, int64_t k, int64_t r0, int64_t r1, float* bt) {
   for (int64_t j = 0; j < n; ++j)
     for (int64_t p = 0; p < k; ++p) bt[p * n + j] = b[j * k + p];
   for (int64_t i = r0; i < r1; ++i) {
@@ -357,7 +357,7 @@ void a_bt_rows(const float* a, const float* b, float* c, int64_t n, int64_t k, i
     for (; j + 4 * kV <= n; j += 4 * kV) {
       vf acc[4] = {};
       for (int64_t p = 0; p < k; ++p) {
-        const float* row = bt.data() + p * n + j;
+        const float* row = bt + p * n + j;
         for (int q = 0; q < 4; ++q) acc[q] += ai[p] * load(row + q * kV);
       }
       for (int q = 0; q < 4; ++q) store(ci + j + q * kV, acc[q]);
@@ -365,7 +365,7 @@ void a_bt_rows(const float* a, const float* b, float* c, int64_t n, int64_t k, i
     for (; j < n; j += kV) {
       const Lanes lanes(static_cast<int>(std::min<int64_t>(kV, n - j)));
       vf acc = {};
-      for (int64_t p = 0; p < k; ++p) acc += ai[p] * load(bt.data() + p * n + j, lanes);
+      for (int64_t p = 0; p < k; ++p) acc += ai[p] * load(bt + p * n + j, lanes);
       store(ci + j, acc, lanes);
     }
   }
@@ -376,7 +376,15 @@ void a_bt_rows(const float* a, const float* b, float* c, int64_t n, int64_t k, i
 void matmul_transposed_small_rows(bool transpose_a, bool transpose_b, const float* a, const float* b, float* c,
                                   int64_t m, int64_t n, int64_t k, int64_t row_begin, int64_t row_end) {
   if (transpose_a && !transpose_b) return at_b_rows(a, b, c, m, n, k, row_begin, row_end);
-  if (!transpose_a && transpose_b) return a_bt_rows(a, b, c, n, k, row_begin, row_end);
+  if (!transpose_a && transpose_b) {
+    // malloc, not a std::vector: no C++ allocation (and its exception handling) is compiled per set
+    // (the isa_symbols test); without the memory, the plain loop.
+    if (float* bt = static_cast<float*>(std::malloc(sizeof(float) * static_cast<size_t>(std::max<int64_t>(1, n * k))))) {
+      a_bt_rows(a, b, c, n, k, row_begin, row_end, bt);
+      std::free(bt);
+      return;
+    }
+  }
   transposed_rows_plain(transpose_a, transpose_b, a, b, c, m, n, k, row_begin, row_end);
 }
 
