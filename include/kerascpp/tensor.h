@@ -32,7 +32,8 @@ class Storage {
   // Allocations of kMapBytes or more are their own anonymous mapping: page-aligned, returned to the
   // system when freed, and zero already (the kernel hands out zeroed pages), so zeroing a big
   // tensor costs no pass over its memory. Loading a 100 MB model spent half its time in that pass.
-  // Inside a training loop (fit, train_on_batch), smaller ones are mappings too, reused step after step.
+  // Inside a training loop (fit, evaluate, train_on_batch), from 64 KiB they are mappings too, reused
+  // step after step (src/core/mapping_cache.h).
   static constexpr size_t kMapBytes = size_t{1} << 20;
   static std::shared_ptr<Storage> allocate(size_t nbytes, bool zeroed = false);
   // nbytes at data, which `owner` keeps valid and writable (a private file mapping: weights loaded

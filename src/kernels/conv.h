@@ -71,16 +71,22 @@ void dnnl_conv_run(const DnnlConvPlan& p, const float* x, float* y, void* scratc
 bool dnnl_conv_grad(const ConvGeometry& g, const float* x, const float* kernel, const float* dy, float* dx,
                     float* dkernel, float* dbias, std::string* why_not);
 // A convolution that a training step runs and differentiates: its primitives made once per geometry,
-// the kernel (Keras layout) given at each call. bias: the forward has one; dx, dweights, dbias: the
-// gradients its backward computes, and then the only ones a grad call writes (dkernel may be null
-// when only dbias is wanted). Thread-safe: a call brings its own buffers.
+// the kernel (Keras layout) given at each call. forward: the plan runs the forward too; bias: the
+// forward has one; dx, dweights, dbias: the gradients its backward computes. A call writes only what
+// the plan was made for: false with *why_not for other arguments, or when oneDNN fails at run time
+// (the caller then runs the reference). `work`: the call's buffer of dnnl_train_*_bytes (64-byte
+// aligned), so one plan runs on several threads at once. The plan keeps the thread count it was made
+// with.
 class DnnlConvTrainPlan;
-std::shared_ptr<const DnnlConvTrainPlan> dnnl_conv_train_plan(const ConvGeometry& g, bool bias, bool dx,
-                                                               bool dweights, bool dbias, std::string* why_not);
-void dnnl_conv_train_forward(const DnnlConvTrainPlan& p, const float* x, const float* kernel, const float* bias,
-                             float* y);
-void dnnl_conv_train_grad(const DnnlConvTrainPlan& p, const float* x, const float* kernel, const float* dy, float* dx,
-                          float* dkernel, float* dbias);
+std::shared_ptr<const DnnlConvTrainPlan> dnnl_conv_train_plan(const ConvGeometry& g, bool forward, bool bias,
+                                                               bool dx, bool dweights, bool dbias,
+                                                               std::string* why_not);
+size_t dnnl_train_forward_bytes(const DnnlConvTrainPlan& p);
+size_t dnnl_train_grad_bytes(const DnnlConvTrainPlan& p);
+bool dnnl_conv_train_forward(const DnnlConvTrainPlan& p, const float* x, const float* kernel, const float* bias,
+                             float* y, void* work, std::string* why_not);
+bool dnnl_conv_train_grad(const DnnlConvTrainPlan& p, const float* x, const float* kernel, const float* dy, float* dx,
+                          float* dkernel, float* dbias, void* work, std::string* why_not);
 std::shared_ptr<const DnnlPoolPlan> dnnl_pool_plan(const PoolGeometry& g, std::string* why_not);
 // dx of pooling for dy (overwritten): ref::pool_grad's bits, channels_last in contiguous channel loops.
 void pool_grad(const PoolGeometry& g, const float* x, const float* dy, float* dx);

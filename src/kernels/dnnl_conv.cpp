@@ -3,9 +3,10 @@
 // x and y stay in Keras's layout (nwc / nhwc / ndhwc or the channels_first ones): oneDNN has direct
 // kernels for them, and a per-call reorder of activations would cost more than it saves. The weights
 // are described with Keras's strides and reordered once, at plan time, into whatever blocked layout
-// the chosen primitive wants. Scratchpad memory is user-managed so that one plan can run on several
-// threads at once. oneDNN's own process-wide primitive cache is switched off: plans belong to the
-// layer that made them and die with it.
+// the chosen primitive wants (a training plan, whose kernel changes every step, reorders it per
+// call). Scratchpad memory is user-managed so that one plan can run on several threads at once.
+// oneDNN's own process-wide primitive cache is switched off: plans belong to the layer that made them
+// and die with it.
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
@@ -68,6 +69,32 @@ memory::desc keras_weights_desc(const ConvGeometry& g) {
   dims.insert(dims.end(), k.begin(), k.end());
   strides.insert(strides.end(), kstride.begin(), kstride.end());
   return memory::desc(dims, memory::data_type::f32, strides);
+}
+
+// What every oneDNN convolution of a geometry is described by: x and y in Keras's layout, the kernel
+// as Keras stores it, and the strides, gaps between taps and padding as oneDNN counts them.
+struct ConvDescs {
+  memory::desc src, dst, user_w;
+  memory::dims strides, dil, pl, pr;
+  dnnl::algorithm alg;
+};
+
+ConvDescs conv_descs(const ConvGeometry& g) {
+  ConvDescs d;
+  const tag t = act_tag(g.channels_first, g.spatial);
+  d.src = memory::desc(act_dims(g.n, g.ic, g.in, g.spatial), memory::data_type::f32, t);
+  d.dst = memory::desc(act_dims(g.n, g.oc, g.out, g.spatial), memory::data_type::f32, t);
+  d.user_w = keras_weights_desc(g);
+  d.strides = spatial_dims(g.stride, g.spatial), d.dil = spatial_dims(g.dilation, g.spatial);
+  for (auto& v : d.dil) v -= 1;  // oneDNN counts the gaps, Keras the step
+  d.pl = spatial_dims(g.pad_l, g.spatial), d.pr = spatial_dims(g.pad_r, g.spatial);
+  d.alg = g.transpose ? dnnl::algorithm::deconvolution_direct : dnnl::algorithm::convolution_direct;
+  return d;
+}
+
+// Why oneDNN takes no convolution of this geometry at all, or null.
+const char* unwired(const ConvGeometry& g) {
+  return g.transpose && g.groups != 1 ? "oneDNN path: grouped transposed convolution not wired" : nullptr;
 }
 
 // KERASCPP_ONEDNN=off (read once): every plan refused, so that convolutions and poolings run on the
@@ -222,8 +249,8 @@ std::shared_ptr<const DnnlConvPlan> dnnl_conv_plan(const ConvGeometry& g, const 
                                                    const float* bias, std::string* why_not,
                                                    const std::vector<ConvPostOp>& post_ops) {
   if (onednn_off(why_not)) return nullptr;
-  if (g.transpose && g.groups != 1) {
-    *why_not = "oneDNN path: grouped transposed convolution not wired";
+  if (const char* why = unwired(g)) {
+    *why_not = why;
     return nullptr;
   }
   const int threads = threads_for(conv_work(g));  // made and run with these: oneDNN sizes its blocking by them
@@ -243,25 +270,21 @@ std::shared_ptr<const DnnlConvPlan> dnnl_conv_plan(const ConvGeometry& g, const 
     const dnnl::engine& eng = cpu_engine();
     auto plan = std::make_shared<DnnlConvPlan>();
     plan->threads = threads;
-    const tag t = act_tag(g.channels_first, g.spatial);
-    plan->src = memory::desc(act_dims(g.n, g.ic, g.in, g.spatial), memory::data_type::f32, t);
-    plan->dst = memory::desc(act_dims(g.n, g.oc, g.out, g.spatial), memory::data_type::f32, t);
-    const memory::desc user_w = keras_weights_desc(g);
+    const ConvDescs d = conv_descs(g);
+    plan->src = d.src, plan->dst = d.dst;
+    const memory::desc& user_w = d.user_w;
     const memory::desc bias_md = bias ? memory::desc({g.oc}, memory::data_type::f32, tag::x) : memory::desc();
-    memory::dims strides = spatial_dims(g.stride, g.spatial), dil = spatial_dims(g.dilation, g.spatial);
-    for (auto& d : dil) d -= 1;  // oneDNN counts the gaps, Keras the step
-    const memory::dims pl = spatial_dims(g.pad_l, g.spatial), pr = spatial_dims(g.pad_r, g.spatial);
     memory::desc wanted_w;
     if (g.transpose) {
-      dnnl::deconvolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct,
-                                          plan->src, any_like(user_w), bias_md, plan->dst, strides, dil, pl, pr);
-      dnnl::deconvolution_forward::primitive_desc pd(d, attr, eng);
+      dnnl::deconvolution_forward::desc fd(dnnl::prop_kind::forward_inference, d.alg, plan->src, any_like(user_w),
+                                           bias_md, plan->dst, d.strides, d.dil, d.pl, d.pr);
+      dnnl::deconvolution_forward::primitive_desc pd(fd, attr, eng);
       plan->prim = dnnl::deconvolution_forward(pd);
       wanted_w = pd.weights_desc(), plan->scratch = pd.scratchpad_desc();
     } else {
-      dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                        plan->src, any_like(user_w), bias_md, plan->dst, strides, dil, pl, pr);
-      dnnl::convolution_forward::primitive_desc pd(d, attr, eng);
+      dnnl::convolution_forward::desc fd(dnnl::prop_kind::forward_inference, d.alg, plan->src, any_like(user_w),
+                                         bias_md, plan->dst, d.strides, d.dil, d.pl, d.pr);
+      dnnl::convolution_forward::primitive_desc pd(fd, attr, eng);
       plan->prim = dnnl::convolution_forward(pd);
       wanted_w = pd.weights_desc(), plan->scratch = pd.scratchpad_desc();
     }
@@ -328,97 +351,112 @@ void dnnl_pool_run(const DnnlPoolPlan& p, const float* x, float* y, void* scratc
 // theirs depend on the geometry alone, so they are made once (primitive creation generates code: made
 // at every call, as before, it was 2 of ResNet50's and the CNN's 256 KiB code mappings a call, and
 // the forward plan keyed by the weights' version was made anew every step). The kernel, which every
-// step changes, is reordered per call into the call's own buffer. The primitives are the ones a plan
-// and the per-call backward used, from the same descriptors: the same kernels, the same bits.
+// step changes, is reordered per call into the caller's work buffer. The primitives are the ones a
+// plan and the per-call backward used, from the same descriptors: the same kernels, the same bits.
+// Every primitive, reorders included, takes its scratchpad from the call (user mode), so that one plan
+// runs on several threads at once.
 class DnnlConvTrainPlan {
  public:
   int threads = 1;
   memory::desc src, dst, user_w, bias;  // bias: the forward's (empty without one)
+  bool has_forward = false, has_data = false, has_weights = false, has_dbias = false;
   dnnl::primitive fwd, to_fwd_w;
-  memory::desc fwd_w, fwd_scratch;
-  bool has_data = false, has_weights = false, has_dbias = false;
-  dnnl::primitive data, to_data_w;  // backward data, and Keras's kernel into its layout
-  memory::desc data_w, data_scratch;
+  dnnl::primitive data, to_data_w;       // backward data, and Keras's kernel into its layout
   dnnl::primitive weights, from_diff_w;  // backward weights, and its gradient into Keras's layout
-  memory::desc diff_w, weights_scratch, dbias;
+  memory::desc dbias;
+  // The call's buffers, in this order in its work buffer (each at a multiple of 64 bytes).
+  std::vector<memory::desc> forward_parts;  // fwd_w, fwd scratch, to_fwd_w scratch
+  std::vector<memory::desc> grad_parts;     // data_w, data scratch, to_data_w scratch, diff_w, weights
+                                            // scratch, from_diff_w scratch (those of the wanted gradients)
 };
 
 namespace {
 
-// An uninitialised buffer of a call, aligned as oneDNN likes its operands.
-struct CallBuffer {
-  explicit CallBuffer(size_t bytes)
-      : data(std::aligned_alloc(64, std::max<size_t>((bytes + 63) / 64 * 64, 64))) {
-    if (!data) throw std::bad_alloc();
-  }
-  ~CallBuffer() { std::free(data); }
-  CallBuffer(const CallBuffer&) = delete;
-  CallBuffer& operator=(const CallBuffer&) = delete;
-  void* data;
-};
+size_t round64(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
-dnnl::primitive reorder_between(const memory::desc& from, const memory::desc& to) {
+size_t total_bytes(const std::vector<memory::desc>& parts) {
+  size_t total = 0;
+  for (const memory::desc& d : parts) total += round64(d.get_size());
+  return std::max<size_t>(total, 64);
+}
+
+// The parts' memory objects, laid out one after another in `work`.
+std::vector<memory> carve(const std::vector<memory::desc>& parts, void* work) {
   const dnnl::engine& eng = cpu_engine();
-  return dnnl::reorder(dnnl::reorder::primitive_desc(eng, from, eng, to));
+  std::vector<memory> out;
+  char* at = static_cast<char*>(work);
+  for (const memory::desc& d : parts) {
+    out.emplace_back(d, eng, at);
+    at += round64(d.get_size());
+  }
+  return out;
+}
+
+dnnl::reorder::primitive_desc reorder_between(const memory::desc& from, const memory::desc& to) {
+  const dnnl::engine& eng = cpu_engine();
+  return dnnl::reorder::primitive_desc(eng, from, eng, to, user_scratchpad());
 }
 
 template <typename Fwd, typename BwdData, typename BwdWeights>
-void make_train_primitives(const ConvGeometry& g, DnnlConvTrainPlan& p) {
+void make_train_primitives(const ConvDescs& d, DnnlConvTrainPlan& p) {
   const dnnl::engine& eng = cpu_engine();
-  const auto alg = g.transpose ? dnnl::algorithm::deconvolution_direct : dnnl::algorithm::convolution_direct;
-  memory::dims strides = spatial_dims(g.stride, g.spatial), dil = spatial_dims(g.dilation, g.spatial);
-  for (auto& d : dil) d -= 1;  // oneDNN counts the gaps, Keras the step
-  const memory::dims pl = spatial_dims(g.pad_l, g.spatial), pr = spatial_dims(g.pad_r, g.spatial);
   const memory::desc any_w = any_like(p.user_w);
-  typename Fwd::desc fd(dnnl::prop_kind::forward_inference, alg, p.src, any_w, p.bias, p.dst, strides, dil, pl, pr);
-  typename Fwd::primitive_desc fpd(fd, user_scratchpad(), eng);
-  p.fwd = Fwd(fpd), p.fwd_w = fpd.weights_desc(), p.fwd_scratch = fpd.scratchpad_desc();
-  p.to_fwd_w = reorder_between(p.user_w, p.fwd_w);
+  if (p.has_forward) {
+    typename Fwd::desc fd(dnnl::prop_kind::forward_inference, d.alg, p.src, any_w, p.bias, p.dst, d.strides, d.dil,
+                          d.pl, d.pr);
+    typename Fwd::primitive_desc fpd(fd, user_scratchpad(), eng);
+    const auto to = reorder_between(p.user_w, fpd.weights_desc());
+    p.fwd = Fwd(fpd), p.to_fwd_w = dnnl::reorder(to);
+    p.forward_parts = {fpd.weights_desc(), fpd.scratchpad_desc(), to.scratchpad_desc()};
+  }
   if (!p.has_data && !p.has_weights) return;
   // The backward's hint: a forward for training, with the bias exactly when its gradient is wanted.
-  typename Fwd::desc hd(dnnl::prop_kind::forward_training, alg, p.src, any_w, p.dbias, p.dst, strides, dil, pl, pr);
+  typename Fwd::desc hd(dnnl::prop_kind::forward_training, d.alg, p.src, any_w, p.dbias, p.dst, d.strides, d.dil,
+                        d.pl, d.pr);
   typename Fwd::primitive_desc hint(hd, eng);
   if (p.has_data) {
-    typename BwdData::desc dd(alg, p.src, any_w, p.dst, strides, dil, pl, pr);
+    typename BwdData::desc dd(d.alg, p.src, any_w, p.dst, d.strides, d.dil, d.pl, d.pr);
     typename BwdData::primitive_desc dpd(dd, user_scratchpad(), eng, hint);
-    p.data = BwdData(dpd), p.data_w = dpd.weights_desc(), p.data_scratch = dpd.scratchpad_desc();
-    p.to_data_w = reorder_between(p.user_w, p.data_w);
+    const auto to = reorder_between(p.user_w, dpd.weights_desc());
+    p.data = BwdData(dpd), p.to_data_w = dnnl::reorder(to);
+    p.grad_parts = {dpd.weights_desc(), dpd.scratchpad_desc(), to.scratchpad_desc()};
   }
   if (p.has_weights) {
-    typename BwdWeights::desc wd(alg, p.src, any_w, p.dbias, p.dst, strides, dil, pl, pr);
+    typename BwdWeights::desc wd(d.alg, p.src, any_w, p.dbias, p.dst, d.strides, d.dil, d.pl, d.pr);
     typename BwdWeights::primitive_desc wpd(wd, user_scratchpad(), eng, hint);
-    p.weights = BwdWeights(wpd), p.diff_w = wpd.diff_weights_desc(), p.weights_scratch = wpd.scratchpad_desc();
-    p.from_diff_w = reorder_between(p.diff_w, p.user_w);
+    const auto from = reorder_between(wpd.diff_weights_desc(), p.user_w);
+    p.weights = BwdWeights(wpd), p.from_diff_w = dnnl::reorder(from);
+    for (const memory::desc& part : {wpd.diff_weights_desc(), wpd.scratchpad_desc(), from.scratchpad_desc()})
+      p.grad_parts.push_back(part);
   }
 }
 
 }  // namespace
 
-std::shared_ptr<const DnnlConvTrainPlan> dnnl_conv_train_plan(const ConvGeometry& g, bool bias, bool dx,
-                                                               bool dweights, bool dbias, std::string* why_not) {
+std::shared_ptr<const DnnlConvTrainPlan> dnnl_conv_train_plan(const ConvGeometry& g, bool forward, bool bias,
+                                                               bool dx, bool dweights, bool dbias,
+                                                               std::string* why_not) {
   if (onednn_off(why_not)) return nullptr;
-  if (g.transpose && g.groups != 1) {
-    *why_not = "oneDNN path: grouped transposed convolution not wired";
+  if (const char* why = unwired(g)) {
+    *why_not = why;
     return nullptr;
   }
   auto p = std::make_shared<DnnlConvTrainPlan>();
   p->threads = threads_for(conv_work(g));
   Threads use(p->threads);
   try {
-    const tag t = act_tag(g.channels_first, g.spatial);
-    p->src = memory::desc(act_dims(g.n, g.ic, g.in, g.spatial), memory::data_type::f32, t);
-    p->dst = memory::desc(act_dims(g.n, g.oc, g.out, g.spatial), memory::data_type::f32, t);
-    p->user_w = keras_weights_desc(g);
+    const ConvDescs d = conv_descs(g);
+    p->src = d.src, p->dst = d.dst, p->user_w = d.user_w;
     const memory::desc bias_md({g.oc}, memory::data_type::f32, tag::x);
     if (bias) p->bias = bias_md;
     if (dbias) p->dbias = bias_md;
-    p->has_data = dx, p->has_weights = dweights || dbias, p->has_dbias = dbias;
+    p->has_forward = forward, p->has_data = dx, p->has_weights = dweights || dbias, p->has_dbias = dbias;
     if (g.transpose)
       make_train_primitives<dnnl::deconvolution_forward, dnnl::deconvolution_backward_data,
-                            dnnl::deconvolution_backward_weights>(g, *p);
+                            dnnl::deconvolution_backward_weights>(d, *p);
     else
       make_train_primitives<dnnl::convolution_forward, dnnl::convolution_backward_data,
-                            dnnl::convolution_backward_weights>(g, *p);
+                            dnnl::convolution_backward_weights>(d, *p);
     return p;
   } catch (const dnnl::error& e) {
     *why_not = std::string("oneDNN refused: ") + e.what();
@@ -426,67 +464,90 @@ std::shared_ptr<const DnnlConvTrainPlan> dnnl_conv_train_plan(const ConvGeometry
   }
 }
 
-void dnnl_conv_train_forward(const DnnlConvTrainPlan& p, const float* x, const float* kernel, const float* bias,
-                             float* y) {
-  Threads use(p.threads);
-  const dnnl::engine& eng = cpu_engine();
-  dnnl::stream s(eng);
-  CallBuffer w(p.fwd_w.get_size()), scratch(p.fwd_scratch.get_size());
-  memory user(p.user_w, eng, const_cast<float*>(kernel)), wm(p.fwd_w, eng, w.data);
-  p.to_fwd_w.execute(s, {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, wm}});
-  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(p.src, eng, const_cast<float*>(x))},
-                                          {DNNL_ARG_WEIGHTS, wm},
-                                          {DNNL_ARG_DST, memory(p.dst, eng, y)},
-                                          {DNNL_ARG_SCRATCHPAD, memory(p.fwd_scratch, eng, scratch.data)}};
-  if (bias) args.emplace(DNNL_ARG_BIAS, memory(p.bias, eng, const_cast<float*>(bias)));
-  p.fwd.execute(s, args);
-  s.wait();
-}
+size_t dnnl_train_forward_bytes(const DnnlConvTrainPlan& p) { return total_bytes(p.forward_parts); }
+size_t dnnl_train_grad_bytes(const DnnlConvTrainPlan& p) { return total_bytes(p.grad_parts); }
 
-void dnnl_conv_train_grad(const DnnlConvTrainPlan& p, const float* x, const float* kernel, const float* dy, float* dx,
-                          float* dkernel, float* dbias) {
-  Threads use(p.threads);
-  const dnnl::engine& eng = cpu_engine();
-  dnnl::stream s(eng);
-  const memory dy_m(p.dst, eng, const_cast<float*>(dy));
-  if (p.has_data) {
-    CallBuffer w(p.data_w.get_size()), scratch(p.data_scratch.get_size());
-    memory user(p.user_w, eng, const_cast<float*>(kernel)), wm(p.data_w, eng, w.data);
-    p.to_data_w.execute(s, {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, wm}});
-    p.data.execute(s, {{DNNL_ARG_DIFF_DST, dy_m},
-                       {DNNL_ARG_WEIGHTS, wm},
-                       {DNNL_ARG_DIFF_SRC, memory(p.src, eng, dx)},
-                       {DNNL_ARG_SCRATCHPAD, memory(p.data_scratch, eng, scratch.data)}});
-  }
-  if (p.has_weights) {
-    CallBuffer dw(p.diff_w.get_size()), scratch(p.weights_scratch.get_size());
-    const memory dw_m(p.diff_w, eng, dw.data);
-    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(p.src, eng, const_cast<float*>(x))},
-                                            {DNNL_ARG_DIFF_DST, dy_m},
-                                            {DNNL_ARG_DIFF_WEIGHTS, dw_m},
-                                            {DNNL_ARG_SCRATCHPAD, memory(p.weights_scratch, eng, scratch.data)}};
-    if (p.has_dbias) args.emplace(DNNL_ARG_DIFF_BIAS, memory(p.dbias, eng, dbias));
-    p.weights.execute(s, args);
-    if (dkernel) {
-      memory user_dw(p.user_w, eng, dkernel);
-      p.from_diff_w.execute(s, {{DNNL_ARG_FROM, dw_m}, {DNNL_ARG_TO, user_dw}});
-    }
-  }
-  s.wait();
-}
-
-// The gradients of one call without a plan kept (an op outside a layer): a plan made for the call.
-bool dnnl_conv_grad(const ConvGeometry& g, const float* x, const float* kernel, const float* dy, float* dx,
-                    float* dkernel, float* dbias, std::string* why_not) {
-  auto plan = dnnl_conv_train_plan(g, dbias != nullptr, dx != nullptr, dkernel != nullptr, dbias != nullptr, why_not);
-  if (!plan) return false;
-  try {
-    dnnl_conv_train_grad(*plan, x, kernel, dy, dx, dkernel, dbias);
-  } catch (const dnnl::error& e) {
-    *why_not = std::string("oneDNN refused: ") + e.what();
+bool dnnl_conv_train_forward(const DnnlConvTrainPlan& p, const float* x, const float* kernel, const float* bias,
+                             float* y, void* work, std::string* why_not) {
+  if (!p.has_forward || (bias != nullptr) == p.bias.is_zero()) {
+    *why_not = "the training plan was made for another forward";
     return false;
   }
-  return true;
+  try {
+    Threads use(p.threads);
+    const dnnl::engine& eng = cpu_engine();
+    dnnl::stream s(eng);
+    const std::vector<memory> part = carve(p.forward_parts, work);  // fwd_w, scratch, reorder scratch
+    memory user(p.user_w, eng, const_cast<float*>(kernel));
+    p.to_fwd_w.execute(s, {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, part[0]}, {DNNL_ARG_SCRATCHPAD, part[2]}});
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(p.src, eng, const_cast<float*>(x))},
+                                            {DNNL_ARG_WEIGHTS, part[0]},
+                                            {DNNL_ARG_DST, memory(p.dst, eng, y)},
+                                            {DNNL_ARG_SCRATCHPAD, part[1]}};
+    if (bias) args.emplace(DNNL_ARG_BIAS, memory(p.bias, eng, const_cast<float*>(bias)));
+    p.fwd.execute(s, args);
+    s.wait();
+    return true;
+  } catch (const dnnl::error& e) {
+    *why_not = std::string("oneDNN failed: ") + e.what();
+    return false;
+  }
+}
+
+bool dnnl_conv_train_grad(const DnnlConvTrainPlan& p, const float* x, const float* kernel, const float* dy, float* dx,
+                          float* dkernel, float* dbias, void* work, std::string* why_not) {
+  if ((dx != nullptr) != p.has_data || (dbias != nullptr) != p.has_dbias || (dkernel && !p.has_weights)) {
+    *why_not = "the training plan was made for other gradients";
+    return false;
+  }
+  try {
+    Threads use(p.threads);
+    const dnnl::engine& eng = cpu_engine();
+    dnnl::stream s(eng);
+    const std::vector<memory> part = carve(p.grad_parts, work);
+    const memory dy_m(p.dst, eng, const_cast<float*>(dy));
+    const memory user(p.user_w, eng, const_cast<float*>(kernel));
+    size_t next = 0;
+    if (p.has_data) {  // data_w, scratch, reorder scratch
+      p.to_data_w.execute(s, {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, part[0]}, {DNNL_ARG_SCRATCHPAD, part[2]}});
+      p.data.execute(s, {{DNNL_ARG_DIFF_DST, dy_m},
+                         {DNNL_ARG_WEIGHTS, part[0]},
+                         {DNNL_ARG_DIFF_SRC, memory(p.src, eng, dx)},
+                         {DNNL_ARG_SCRATCHPAD, part[1]}});
+      next = 3;
+    }
+    if (p.has_weights) {  // diff_w, scratch, reorder scratch
+      const memory& dw = part[next];
+      std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(p.src, eng, const_cast<float*>(x))},
+                                              {DNNL_ARG_DIFF_DST, dy_m},
+                                              {DNNL_ARG_DIFF_WEIGHTS, dw},
+                                              {DNNL_ARG_SCRATCHPAD, part[next + 1]}};
+      if (p.has_dbias) args.emplace(DNNL_ARG_DIFF_BIAS, memory(p.dbias, eng, dbias));
+      p.weights.execute(s, args);
+      if (dkernel)
+        p.from_diff_w.execute(s, {{DNNL_ARG_FROM, dw},
+                                  {DNNL_ARG_TO, memory(p.user_w, eng, dkernel)},
+                                  {DNNL_ARG_SCRATCHPAD, part[next + 2]}});
+    }
+    s.wait();
+    return true;
+  } catch (const dnnl::error& e) {
+    *why_not = std::string("oneDNN failed: ") + e.what();
+    return false;
+  }
+}
+
+// The gradients of one call without a plan kept (an op outside a layer): a plan of the backward alone
+// made for the call.
+bool dnnl_conv_grad(const ConvGeometry& g, const float* x, const float* kernel, const float* dy, float* dx,
+                    float* dkernel, float* dbias, std::string* why_not) {
+  auto plan = dnnl_conv_train_plan(g, false, false, dx != nullptr, dkernel != nullptr, dbias != nullptr, why_not);
+  if (!plan) return false;
+  void* work = std::aligned_alloc(64, dnnl_train_grad_bytes(*plan));
+  if (!work) throw std::bad_alloc();
+  const bool done = dnnl_conv_train_grad(*plan, x, kernel, dy, dx, dkernel, dbias, work, why_not);
+  std::free(work);
+  return done;
 }
 
 }  // namespace kerascpp::kernels

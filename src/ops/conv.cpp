@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "kerascpp/threading.h"
 #include "kernels/conv.h"
 #include "kernels/dispatch_log.h"
 #include "kernels/ref/ref.h"
@@ -144,11 +145,15 @@ void record_conv(const char* op, const kernels::ConvGeometry& g, const Tensor& x
   });
 }
 
+// A call's work buffer for a training plan: a tensor, so that a training loop's mapping cache keeps it.
+Tensor work_buffer(size_t bytes) { return Tensor::empty({static_cast<int64_t>((bytes + 3) / 4)}); }
+
 // A convolution that a tape records inside a layer (a training step): the layer's training plan, made
-// once per input shape and set of gradients, runs the forward and the backward with the kernel of
-// the call (kernels::DnnlConvTrainPlan). The inference plan, keyed by the weights' version, was made
-// anew every step, and the backward's primitives at every call. False, with nothing done, where no
-// tape records, no layer keeps plans, or oneDNN refuses: run_conv and record_conv then.
+// once per input shape, set of gradients and thread count, runs the forward and the backward with the
+// kernel of the call (kernels::DnnlConvTrainPlan). The inference plan, keyed by the weights' version,
+// was made anew every step, and the backward's primitives at every call. False, with nothing recorded,
+// where no tape records, no layer keeps plans, or oneDNN refuses or fails: run_conv and record_conv
+// then. A backward that oneDNN fails runs the reference.
 bool run_and_record_training(const char* op, const kernels::ConvGeometry& g, const Tensor& x, const Tensor& kernel,
                              const Tensor& bias, Tensor& y, PlanCache* plans) {
   if (!plans || x.size() == 0 || y.size() == 0) return false;
@@ -157,23 +162,30 @@ bool run_and_record_training(const char* op, const kernels::ConvGeometry& g, con
   const bool need_dx = r->tracks(x), need_dk = r->tracks(kernel), need_db = bias.defined() && r->tracks(bias);
   const std::string family = std::string(op) + "_train";
   const std::string wants = std::string(bias.defined() ? "B" : "") + (need_dx ? "x" : "") + (need_dk ? "k" : "") +
-                            (need_db ? "b" : "");
+                            (need_db ? "b" : "") + "|t" + std::to_string(num_threads());
   auto plan = choose<kernels::DnnlConvTrainPlan>(
                   plans, plan_key((family + wants).c_str(), x.shape(), 0, nullptr, nullptr), family.c_str(),
                   [&] { return "x=" + shape_str(x.shape()) + " kernel=" + shape_str(kernel.shape()); },
                   [&](std::string* why_not) {
-                    return kernels::dnnl_conv_train_plan(g, bias.defined(), need_dx, need_dk, need_db, why_not);
+                    return kernels::dnnl_conv_train_plan(g, true, bias.defined(), need_dx, need_dk, need_db, why_not);
                   })
                   ->plan;
   if (!plan) return false;
-  kernels::dnnl_conv_train_forward(*plan, x.data<float>(), kernel.data<float>(),
-                                   bias.defined() ? bias.data<float>() : nullptr, y.data<float>());
+  const float* b = bias.defined() ? bias.data<float>() : nullptr;
+  std::string why_not;
+  if (!kernels::dnnl_conv_train_forward(*plan, x.data<float>(), kernel.data<float>(), b, y.data<float>(),
+                                        work_buffer(kernels::dnnl_train_forward_bytes(*plan)).raw_data(), &why_not))
+    return false;
   r->record(op, {x, kernel, bias}, y, [=](const Tensor& dy) {
     Tensor dx = need_dx ? Tensor::empty(x.shape()) : Tensor(), dk = need_dk ? Tensor::empty(kernel.shape()) : Tensor();
     Tensor db = need_db ? Tensor::empty(bias.shape()) : Tensor();
-    kernels::dnnl_conv_train_grad(*plan, x.data<float>(), kernel.data<float>(), dy.data<float>(),
-                                  need_dx ? dx.data<float>() : nullptr, need_dk ? dk.data<float>() : nullptr,
-                                  need_db ? db.data<float>() : nullptr);
+    float* dxp = need_dx ? dx.data<float>() : nullptr;
+    float* dkp = need_dk ? dk.data<float>() : nullptr;
+    float* dbp = need_db ? db.data<float>() : nullptr;
+    std::string failed;
+    if (!kernels::dnnl_conv_train_grad(*plan, x.data<float>(), kernel.data<float>(), dy.data<float>(), dxp, dkp, dbp,
+                                       work_buffer(kernels::dnnl_train_grad_bytes(*plan)).raw_data(), &failed))
+      kernels::ref::conv_grad(g, x.data<float>(), kernel.data<float>(), dy.data<float>(), dxp, dkp, dbp);
     return Grads{dx, dk, db};
   });
   return true;

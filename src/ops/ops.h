@@ -145,7 +145,7 @@ Tensor resize(const Tensor& x, int64_t height, int64_t width, ResizeMethod metho
 Tensor reduce_max(const Tensor& x, const std::vector<int>& axes, bool keepdims = false);
 Tensor reduce_mean(const Tensor& x, const std::vector<int>& axes, bool keepdims = false);
 // tf.nn.moments' variance: the mean over `axes` of (x - mean)^2, where mean is reduce_mean(x, axes)'s
-// (any shape of as many elements). Under a tape, mean is held constant (TensorFlow's stop_gradient:
+// (with or without keepdims; another shape is a ValueError). Under a tape, mean is held constant (TensorFlow's stop_gradient:
 // its gradient there is zero), so the backward is one expression, 2 * (dvar / n) * (x - mean), where
 // subtract, square and reduce_mean recorded apart took five passes over x's size and kept x - mean.
 Tensor variance(const Tensor& x, const Tensor& mean, const std::vector<int>& axes);

@@ -74,11 +74,16 @@ Tensor reduce_mean(const Tensor& x, const std::vector<int>& axes, bool keepdims)
 }
 
 Tensor variance(const Tensor& x, const Tensor& mean, const std::vector<int>& axes) {
-  Shape kept = x.shape();
-  for (int a : axes) kept[detail::normalize_axis_for("variance", a, x.rank())] = 1;
-  KCPP_CHECK(mean.size() == shape_size(kept), ValueError, "variance: Expected a mean of ", shape_size(kept),
-             " values (x.shape=", shape_str(x.shape()), ", axes=", axes, "). Received: mean.shape=",
-             shape_str(mean.shape()));
+  Shape kept = x.shape(), reduced;  // the reduced axes as 1 (keepdims), or left out
+  std::vector<char> is_reduced(static_cast<size_t>(x.rank()), 0);
+  for (int a : axes) is_reduced[static_cast<size_t>(detail::normalize_axis_for("variance", a, x.rank()))] = 1;
+  for (int d = 0; d < x.rank(); ++d) {
+    if (is_reduced[static_cast<size_t>(d)]) kept[d] = 1;
+    else reduced.push_back(x.dim(d));
+  }
+  KCPP_CHECK(mean.shape() == kept || mean.shape() == reduced, ValueError, "variance: Expected a mean of shape ",
+             shape_str(reduced), " or ", shape_str(kept), " (x.shape=", shape_str(x.shape()), ", axes=", axes,
+             "). Received: mean.shape=", shape_str(mean.shape()));
   const Tensor m = mean.reshape(kept);
   Tensor v;
   {
@@ -86,7 +91,7 @@ Tensor variance(const Tensor& x, const Tensor& mean, const std::vector<int>& axe
     v = reduce_mean(unary(UnaryOp::square, binary(BinaryOp::subtract, x, m)), axes);
   }
   if (Recorder* r = tape_for({&x})) {
-    const float n = static_cast<float>(x.size()) / static_cast<float>(std::max<int64_t>(1, m.size()));
+    const float n = static_cast<float>(x.size() / std::max<int64_t>(1, m.size()));  // an integer, as TensorFlow's
     r->record("variance", {x}, v, [x, m, kept, n](const Tensor& dv) {
       // TensorFlow's order: reduce_mean's gradient dv / n, then squared_difference's (2 * g) * (x - mean).
       Tensor s = Tensor::empty(kept);

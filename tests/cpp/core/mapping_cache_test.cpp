@@ -104,9 +104,17 @@ TEST(MappingCache, KeepsMediumTensorsOnlyInsideAScope) {
     EXPECT_EQ(cache->bytes_held(), 0u);
   }
   EXPECT_FALSE(MappingCache::active());
+  // Made outside a scope, a medium tensor is the heap's: freed inside one, no cache takes it (a
+  // mapping would be kept).
   const size_t held = cache->bytes_held();
-  { Tensor outside = Tensor::empty(medium); }
-  EXPECT_EQ(cache->bytes_held(), held);
+  Tensor outside = Tensor::empty(medium), big_outside = Tensor::empty({1 << 19});
+  {
+    MappingCache::Scope scope(cache);
+    outside = Tensor();
+    EXPECT_EQ(cache->bytes_held(), held);
+    big_outside = Tensor();  // 2 MiB: a mapping wherever it was made, kept
+    EXPECT_EQ(cache->bytes_held(), held + (size_t{2} << 20));
+  }
 }
 
 // A step whose later tensor has a size none of the freed mappings has: that mapping is new, the pool

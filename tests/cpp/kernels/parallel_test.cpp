@@ -106,8 +106,12 @@ TEST(Parallel, SmallTransposedProductsSplitByRowsGiveTheBitsOfOneThread) {
         isa_kernels().matmul_transposed_small_rows(ta, tb, a.data(), b.data(), whole.data(), m, n, k, 0, m);
         ASSERT_EQ(0, std::memcmp(split.data(), whole.data(), whole.size() * sizeof(float))) << m << " " << ta << tb;
         for (const IsaKernels* set : runnable_isa_kernels()) {  // every element, every set's blocking and tails
-          std::vector<float> got(m * n, 3.f);
+          std::vector<float> got(m * n, 3.f), odd(m * n, 4.f);
           set->matmul_transposed_small_rows(ta, tb, a.data(), b.data(), got.data(), m, n, k, 0, m);
+          const int64_t cut = std::min<int64_t>(3, m);  // a split off the vector blocks: the same bits
+          set->matmul_transposed_small_rows(ta, tb, a.data(), b.data(), odd.data(), m, n, k, 0, cut);
+          set->matmul_transposed_small_rows(ta, tb, a.data(), b.data(), odd.data(), m, n, k, cut, m);
+          ASSERT_EQ(0, std::memcmp(odd.data(), got.data(), got.size() * sizeof(float))) << set->name << " split at 3";
           for (int64_t i = 0; i < m; ++i)
             for (int64_t j = 0; j < n; ++j) {
               double want = 0;

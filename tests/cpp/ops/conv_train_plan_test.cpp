@@ -8,8 +8,11 @@
 #include <vector>
 
 #include "kerascpp/autodiff.h"
+#include "kernels/conv.h"
 #include "kernels/dispatch_log.h"
+#include "kernels/ref/ref.h"
 #include "op_test_util.h"
+#include "ops/conv_geometry.h"
 #include "ops/ops.h"
 #include "ops/plan_cache.h"
 
@@ -42,13 +45,19 @@ Tensor run(const Case& c, const Tensor& x, const Tensor& k, const Tensor& b, Pla
   return c.transpose ? conv_transpose(x, k, b, c.o, plans) : conv(x, k, b, c.o, plans);
 }
 
+// Which of x, kernel and bias a step watches (the gradients the plan computes).
+struct Watch {
+  bool x, k, b;
+};
+
 // y and the gradients of sum(y * w) for the watched ones of k, b, x.
-std::vector<Tensor> step(const Case& c, const Tensor& x, const Tensor& k, const Tensor& b, bool watch_x,
+std::vector<Tensor> step(const Case& c, const Tensor& x, const Tensor& k, const Tensor& b, Watch watch,
                          PlanCache* plans) {
   GradientTape tape;
-  std::vector<Tensor> sources = {k};
-  if (b.defined()) sources.push_back(b);
-  if (watch_x) sources.push_back(x);
+  std::vector<Tensor> sources;
+  if (watch.k) sources.push_back(k);
+  if (watch.b && b.defined()) sources.push_back(b);
+  if (watch.x) sources.push_back(x);
   for (const Tensor& s : sources) tape.watch(s);
   Tensor y = run(c, x, k, b, plans);
   std::mt19937 g(11);
@@ -70,19 +79,45 @@ TEST(ConvTrainPlan, EqualsAPlanMadeForTheCallAsTheKernelChanges) {
   std::mt19937 g(5);
   for (const Case& c : cases())
     for (bool with_bias : {true, false})
-      for (bool watch_x : {true, false}) {
-        const std::string what = std::string(c.what) + (with_bias ? ", bias" : "") + (watch_x ? ", dx" : "");
+      for (Watch watch : {Watch{true, true, true}, Watch{false, true, true}, Watch{false, false, true},
+                          Watch{true, false, false}}) {
+        if (!with_bias && !watch.x && !watch.k) continue;  // nothing watched: nothing recorded
+        const std::string what = std::string(c.what) + (with_bias ? ", bias" : "") + (watch.x ? ", dx" : "") +
+                                 (watch.k ? ", dkernel" : "") + (watch.b && with_bias ? ", dbias" : "");
         const int64_t out_channels = c.transpose ? c.k[c.k.size() - 2] : c.k.back();
         Tensor x = test::random_tensor(g, c.x);
         Tensor b = with_bias ? test::random_tensor(g, {out_channels}) : Tensor();
         PlanCache plans;
         for (int s = 0; s < 3; ++s) {  // a new kernel every step, as an optimizer gives
           Tensor k = test::random_tensor(g, c.k);
-          expect_same_bits(step(c, x, k, b, watch_x, &plans), step(c, x, k, b, watch_x, nullptr),
+          expect_same_bits(step(c, x, k, b, watch, &plans), step(c, x, k, b, watch, nullptr),
                            what + ", step " + std::to_string(s));
         }
         EXPECT_EQ(plans.size(), 1u) << what << ": one training plan for every step";
       }
+}
+
+// The plan's gradients against the reference kernels' (oneDNN sums in another order: float32
+// round-off over at most a few hundred products of values in [-1, 1]).
+TEST(ConvTrainPlan, GradientsAreTheReferences) {
+  std::mt19937 g(8);
+  for (const Case& c : cases()) {
+    const int64_t out_channels = c.transpose ? c.k[c.k.size() - 2] : c.k.back();
+    Tensor x = test::random_tensor(g, c.x), k = test::random_tensor(g, c.k);
+    Tensor b = test::random_tensor(g, {out_channels});
+    PlanCache plans;
+    if (c.transpose) continue;  // conv_geometry describes a convolution; the transposed one is covered above
+    const std::vector<Tensor> got = step(c, x, k, b, Watch{true, true, true}, &plans);  // y, dk, db, dx
+    const kernels::ConvGeometry geo = conv_geometry(c.x, c.k, c.o, c.x[0]);
+    std::mt19937 wg(11);
+    Tensor w = test::random_tensor(wg, got[0].shape());
+    std::vector<float> dx(x.size()), dk(k.size()), db(b.size());
+    kernels::ref::conv_grad(geo, x.data<float>(), k.data<float>(), w.data<float>(), dx.data(), dk.data(), db.data());
+    const std::vector<float>* want[] = {&dk, &db, &dx};
+    for (int i = 0; i < 3; ++i)
+      test::expect_close(got[i + 1], got[i + 1].shape(), std::vector<double>(want[i]->begin(), want[i]->end()), 1e-4,
+                         1e-4, std::string(c.what) + ", gradient " + std::to_string(i));
+  }
 }
 
 TEST(ConvTrainPlan, MadeOncePerProblemAndLoggedSo) {
@@ -93,7 +128,7 @@ TEST(ConvTrainPlan, MadeOncePerProblemAndLoggedSo) {
   setenv("KERASCPP_VERBOSE", "dispatch", 1);
   kernels::reread_dispatch_verbose();
   testing::internal::CaptureStderr();
-  for (int s = 0; s < 3; ++s) (void)step(c, x, test::random_tensor(g, c.k), b, false, &plans);
+  for (int s = 0; s < 3; ++s) (void)step(c, x, test::random_tensor(g, c.k), b, Watch{false, true, true}, &plans);
   (void)run(c, x, test::random_tensor(g, c.k), b, &plans);  // no tape: the inference plan
   const std::string err = testing::internal::GetCapturedStderr();
   unsetenv("KERASCPP_VERBOSE");

@@ -99,13 +99,16 @@ TEST(OpGradients, Reductions) {
   expect_gradients("reduce_max", [](auto& v) { return ops::reduce_max(v[0], {1, 2}); }, {distinct(g, {2, 3, 4})}, 1e-3);
   // tf.nn.moments: the variance about the batch mean, as BatchNormalization takes them in training
   // (the mean held constant inside variance loses nothing: its gradient there is zero).
-  for (std::vector<int> axes : {std::vector<int>{0, 1}, {0, 2}, {1}})
+  for (std::vector<int> axes : {std::vector<int>{0, 1}, {0, 2}, {1}, {-1, 0}}) {
     expect_gradients("variance about the mean",
                      [axes](auto& v) { return ops::variance(v[0], ops::reduce_mean(v[0], axes), axes); }, {x});
+    expect_gradients("variance about the mean, kept dims",
+                     [axes](auto& v) { return ops::variance(v[0], ops::reduce_mean(v[0], axes, true), axes); }, {x});
+  }
 }
 
 // ops::variance computes what subtract, square and reduce_mean did, bit for bit, and names a mean of
-// the wrong size.
+// the wrong shape (one of as many values laid out otherwise included).
 TEST(OpGradients, VarianceIsTheComposedForward) {
   std::mt19937 g(9);
   Tensor x = test::random_tensor(g, {5, 4, 7});
@@ -119,7 +122,13 @@ TEST(OpGradients, VarianceIsTheComposedForward) {
     (void)ops::variance(x, test::random_tensor(g, {4}), axes);
     ADD_FAILURE() << "a mean of 4 values for 7 channels was taken";
   } catch (const ValueError& e) {
-    EXPECT_NE(std::string(e.what()).find("Expected a mean of 7 values"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Expected a mean of shape (7,) or (1, 1, 7)"), std::string::npos) << e.what();
+  }
+  try {
+    (void)ops::variance(x, test::random_tensor(g, {7, 1}), axes);
+    ADD_FAILURE() << "a mean of shape (7, 1) was taken";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("Expected a mean of shape (7,) or (1, 1, 7)"), std::string::npos) << e.what();
   }
 }
 
