@@ -1,15 +1,17 @@
 // MappingCache: big allocations kept for reuse while a training loop runs (issue 21).
 //
 // A tensor of Storage::kMapBytes or more is its own anonymous mapping (kerascpp/tensor.h), returned to
-// the system when freed; so is one of kScopedBytes or more made while a scope lives on its thread. A training step allocates the same activations and gradients every step, so
-// each step faulted in fresh pages that the kernel zeroed first: a third of a small CNN's epoch was
-// page faults and page clearing (perf, 2-core AMD EPYC). While a Scope lives on a thread, the mappings
-// freed on that thread are kept and the next allocations of the same size on that thread take them
-// back. It holds up to max_bytes, or more where the loop's own peak of live mappings is more (ResNet50
-// at batch 32 has gigabytes of activations, and half of its step was clearing fresh pages with 512 MiB
-// held): what a step needed at once, and half as much again for sizes that do not line up, is what it
-// keeps for the next, as TensorFlow's allocator keeps its peak; never over half of the machine's memory. Nothing is shared between threads; mappings freed outside a scope go back
-// to the system, and so do the cache's when it goes (a compiled model keeps one for its train steps).
+// the system when freed; so is one of kScopedBytes or more made while a scope lives on its thread. A
+// training step allocates the same activations and gradients every step, so each step faulted in
+// fresh pages that the kernel zeroed first: a third of a small CNN's epoch was page faults and page
+// clearing (perf, 2-core AMD EPYC). While a Scope lives on a thread, the mappings freed on that thread
+// are kept and the next allocations of the same size on that thread take them back. It holds up to
+// max_bytes, or more where the loop's own peak of live mappings is more (ResNet50 at batch 32 has
+// gigabytes of activations, and half of its step was clearing fresh pages with 512 MiB held): what a
+// step needed at once, and half as much again for sizes that do not line up, is what it keeps for the
+// next, as TensorFlow's allocator keeps its peak; never over half of the machine's memory. Nothing is
+// shared between threads; mappings freed outside a scope go back to the system, and so do the cache's
+// when it goes (a compiled model keeps one for its train steps).
 //
 //   auto cache = std::make_shared<MappingCache>(MappingCache::kDefaultBytes);   // a compiled model's
 //   {
