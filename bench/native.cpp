@@ -3,6 +3,8 @@
 // plot time against index and compute its own statistics; nothing is summarised here.
 //
 //   build/bench_native load FILE N            N loads one after another, all kept alive
+//                                             (compile=False, as the Keras and Python sides load;
+//                                             KERASCPP_BENCH_COMPILE=1 compiles as load_model's default)
 //   build/bench_native weights FILE N         N calls each of get_value, get_weights, batch_get_value
 //   build/bench_native big FILE R             R loads of one (big) model, each freed before the next
 //   build/bench_native read FILE R            R reads of the file's bytes into one buffer
@@ -17,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <random>
@@ -88,11 +91,20 @@ kerascpp::Tensor make_input(const kerascpp::Model& m, int64_t batch) {
   return x;
 }
 
+// The load modes load as the other sides of the bench do: Keras's load_model(compile=False).
+kerascpp::LoadOptions bench_load_options() {
+  kerascpp::LoadOptions o;
+  const char* c = std::getenv("KERASCPP_BENCH_COMPILE");
+  o.compile = c != nullptr && std::string(c) == "1";
+  return o;
+}
+
 int run(const std::string& mode, const std::string& file, int n, int batch) {
   if (mode == "load") {
     std::vector<kerascpp::Model> models;
     models.reserve(n);
-    Series s = time_calls("load", n, [&] { models.push_back(kerascpp::load_model(file)); });
+    const kerascpp::LoadOptions options = bench_load_options();
+    Series s = time_calls("load", n, [&] { models.push_back(kerascpp::load_model(file, options)); });
     // Every earlier model must still work: the first one predicts after all the loads.
     auto y = models.front().predict({make_input(models.front(), 1)});
     print({s}, ", \"first_model_predicts\": " + std::string(y.empty() ? "false" : "true"));
@@ -103,8 +115,9 @@ int run(const std::string& mode, const std::string& file, int n, int batch) {
            time_calls("get_weights", n, [&] { (void)m.get_weights(); }),
            time_calls("batch_get_value", n, [&] { (void)kerascpp::batch_get_value(vars); })});
   } else if (mode == "big") {
-    (void)kerascpp::load_model(file);  // warm-up: page cache and first-use costs, as on the Keras side
-    print({time_calls("load", n, [&] { (void)kerascpp::load_model(file); })});
+    const kerascpp::LoadOptions options = bench_load_options();
+    (void)kerascpp::load_model(file, options);  // warm-up: page cache and first-use costs, as on the Keras side
+    print({time_calls("load", n, [&] { (void)kerascpp::load_model(file, options); })});
   } else if (mode == "read") {
     std::vector<char> buf;
     print({time_calls("read", n, [&] {

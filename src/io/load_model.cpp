@@ -62,9 +62,8 @@ Form sniff_file(const std::string& path) {
 Json parse_json(const std::string& text, const std::string& where, const LoadLimits& limits) {
   KCPP_CHECK(text.size() <= limits.max_config_bytes, ValueError, "The ", where, " is ", text.size(),
              " bytes, over the limit of ", limits.max_config_bytes, " (LoadLimits::max_config_bytes)");
-  io::check_json_depth(text, limits.max_json_depth, "The " + where);
   try {
-    return io::parse_python_json(text);
+    return io::parse_python_json(text, limits.max_json_depth, "The " + where);
   } catch (const Json::exception& e) {
     KCPP_THROW(ValueError, "Invalid JSON in the ", where, ": ", e.what());
   }

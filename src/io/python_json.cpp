@@ -22,19 +22,6 @@ const std::array<Token, 3>& tokens() {
   return t;
 }
 
-// The stand-in strings of the JSON value as the doubles they stand for (in place).
-void to_doubles(Json& j) {
-  if (j.is_string()) {
-    for (const Token& t : tokens())
-      if (j.get_ref<const std::string&>() == t.stand_in) {
-        j = t.value;
-        return;
-      }
-  } else if (j.is_structured()) {
-    for (Json& e : j) to_doubles(e);
-  }
-}
-
 // The non-finite doubles of the JSON value as stand-in strings (in place).
 void to_stand_ins(Json& j) {
   if (j.is_number_float() && !std::isfinite(j.get<double>())) {
@@ -46,39 +33,6 @@ void to_stand_ins(Json& j) {
 }
 
 }  // namespace
-
-Json parse_python_json(const std::string& text) {
-  if (text.find("Infinity") == std::string::npos && text.find("NaN") == std::string::npos) return Json::parse(text);
-  // The bare tokens outside strings, quoted as their stand-ins.
-  std::string out;
-  out.reserve(text.size());
-  bool in_string = false;
-  for (size_t i = 0; i < text.size();) {
-    const char c = text[i];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < text.size()) out += text[++i];
-      else if (c == '"') in_string = false;
-      ++i;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    bool replaced = false;
-    for (const Token& t : tokens())
-      if (std::string_view(text).substr(i, t.bare.size()) == t.bare) {
-        out += "\"\\u0001";  // the stand-in, escaped as JSON text must hold it
-        out += t.stand_in.substr(1);
-        out += '"';
-        i += t.bare.size();
-        replaced = true;
-        break;
-      }
-    if (!replaced) out += c, ++i;
-  }
-  Json j = Json::parse(out);
-  to_doubles(j);
-  return j;
-}
 
 void check_json_depth(const std::string& text, int max_depth, const std::string& where) {
   int depth = 0;

@@ -3,8 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <sstream>
 
+#include "../test_paths.h"
 #include "io/python_json.h"
+#include "kerascpp/error.h"
 
 namespace kerascpp::io {
 namespace {
@@ -28,6 +34,81 @@ TEST(PythonJson, BareTokensAreNumbersAndStringsStayStrings) {
   EXPECT_EQ(dump_python_json(parse_python_json(back)), back);
   EXPECT_EQ(dump_python_json(Json{{"x", 1}}), R"({"x":1})");
   EXPECT_THROW(parse_python_json("{\"a\": Infinit}"), Json::parse_error);
+}
+
+// The reader makes what Json::parse makes: the same values with the same number types (unsigned,
+// signed, float), or an error of the same kind where Json::parse has one.
+void expect_as_json_parse(const std::string& text) {
+  SCOPED_TRACE(text.size() < 200 ? text : text.substr(0, 200));
+  Json want;
+  try {
+    want = Json::parse(text);
+  } catch (const Json::exception& e) {  // parse_error, or out_of_range for a float that overflows
+    try {
+      (void)parse_python_json(text);
+      ADD_FAILURE() << "no error where Json::parse has " << e.what();
+    } catch (const Json::exception& got) {
+      EXPECT_EQ(got.id, e.id) << got.what() << " where Json::parse has " << e.what();
+    }
+    return;
+  }
+  const Json got = parse_python_json(text);
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(got.dump(), want.dump());  // dump tells 1 from 1.0 and unsigned from signed apart
+  std::function<void(const Json&, const Json&)> same_types = [&](const Json& a, const Json& b) {
+    ASSERT_EQ(a.type(), b.type()) << a.dump();
+    if (a.is_object())
+      for (auto it = a.begin(); it != a.end(); ++it) same_types(*it, b.at(it.key()));
+    if (a.is_array())
+      for (size_t i = 0; i < a.size(); ++i) same_types(a[i], b[i]);
+  };
+  same_types(got, want);
+}
+
+TEST(PythonJson, ReadsWhatJsonParseReads) {
+  for (const char* text : {
+           R"({"a": 1, "b": -1, "c": 1.5, "d": -0, "e": 0.0, "f": 1e3, "g": 1E-3, "h": -2.5e+2})",
+           "18446744073709551615", "18446744073709551616", "-9223372036854775808", "-9223372036854775809",
+           "1e400", "-1e400", "1e-400", "123456789012345678901234567890", "0.1", "3.141592653589793238",
+           R"(["\"\\\/\b\f\n\r\t", "\u00e9\u20ac\ud83d\ude00"])", "[\"caf\xc3\xa9\", \"\xe2\x82\xac\", \"\xf0\x9f\x98\x80\"]",
+           R"({"k": 1, "k": 2})", R"({"b": {"x": [1, {"y": null}]}, "a": [true, false, null, [], {}]})",
+           " \t\r\n [ 1 , 2 ] \n", "\xEF\xBB\xBF{\"bom\": 1}", R"("")", "[]", "{}",
+           // not JSON
+           "", " ", "[", "]", "{", "[1,]", "[,1]", R"({"a" 1})", R"({"a": 1,})", R"({a: 1})", "01", "-", "1.", ".5",
+           "1e", "1e+", "+1", "--1", "0x10", "tru", "nul", "True", R"("abc)", "\"a\x01" "b\"", R"("\x")",
+           R"("\u12")", R"("\ud83d")", R"("\ud83d\u0041")", R"("\ude00")", "\"\xc3\"", "\"\xc0\xaf\"",
+           "\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"", "\"\xff\"", "[1] 2", "{} {}", "[1]]"})
+    expect_as_json_parse(text);
+}
+
+// Every JSON file Keras wrote for the fixtures (config.json, meta.json), read both ways.
+TEST(PythonJson, ReadsEveryFixtureAsJsonParse) {
+  int files = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(testing::fixture(""))) {
+    if (e.path().extension() != ".json") continue;
+    std::ifstream f(e.path());
+    std::stringstream text;
+    text << f.rdbuf();
+    if (text.str().find("Infinity") != std::string::npos || text.str().find("NaN") != std::string::npos) continue;
+    expect_as_json_parse(text.str());
+    ++files;
+  }
+  EXPECT_GT(files, 100);
+}
+
+TEST(PythonJson, DepthOverTheLimitIsAValueErrorNamingWhereAndTheByte) {
+  EXPECT_EQ(parse_python_json("[[[1]]]", 3), Json::parse("[[[1]]]"));
+  try {
+    (void)parse_python_json(R"({"a": [[1]]})", 2, "The model_config of m.h5");
+    FAIL() << "no error";
+  } catch (const ValueError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("The model_config of m.h5 nests [ ] and { } deeper than the limit of 2 levels"), std::string::npos) << m;
+    EXPECT_NE(m.find("LoadLimits::max_json_depth), at byte 7"), std::string::npos) << m;
+  }
+  // Brackets in strings are text; a deep text is refused before the reader's recursion could grow.
+  EXPECT_EQ(parse_python_json(R"(["[[[[[[["])", 1), Json::array({"[[[[[[["}));
+  EXPECT_THROW(parse_python_json(std::string(100000, '[') + std::string(100000, ']')), ValueError);
 }
 
 }  // namespace
