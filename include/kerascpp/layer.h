@@ -98,7 +98,7 @@ struct TensorArgument {
 class Layer : public std::enable_shared_from_this<Layer> {
  public:
   // Reads the keys every Keras layer has: name, trainable, dtype.
-  explicit Layer(const Json& config);
+  explicit Layer(Json config);  // kept as config_ (moved in where the caller can)
   virtual ~Layer() = default;
   Layer(const Layer&) = delete;
   Layer& operator=(const Layer&) = delete;

@@ -14,6 +14,7 @@
 #include "io/python_json.h"
 #include "io/optimizer_state.h"
 #include "io/hdf5/hdf5_file.h"
+#include "io/mapping/file_mapping.h"
 #include "io/weights_io.h"
 #include "io/zip/zip_archive.h"
 #include "kerascpp/model.h"
@@ -35,24 +36,45 @@ Form sniff(const unsigned char* b, size_t n) {
   return Form::unknown;
 }
 
-// The form from the file's first bytes (plain system calls: a FILE's buffer cost 3 % of a small load).
-Form sniff_file(const std::string& path) {
+// The file at `path`, opened once (plain system calls: a FILE's buffer cost 3 % of a small load): its
+// form from the first bytes and, when `read_small` and it is small enough to be read rather than
+// mapped (FileMapping::kReadLimit), its bytes, read once. A load of one of many small models then
+// opens and reads its file once, not once to tell the form and again to read it.
+struct OpenedFile {
+  Form form;
+  io::FileMapping::Ptr bytes;  // null unless read
+};
+
+OpenedFile open_file(const std::string& path, bool read_small) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    KCPP_CHECK(err != ENOENT && err != ENOTDIR, IOError, "No file or directory found at ", path);
+    KCPP_THROW(IOError, "Unable to open ", path, ": ", std::strerror(err));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
   struct stat st;
-  KCPP_CHECK(::stat(path.c_str(), &st) == 0, IOError, "No file or directory found at ", path);
+  KCPP_CHECK(::fstat(fd, &st) == 0, IOError, "Unable to open ", path, ": ", std::strerror(errno));
   KCPP_CHECK(!S_ISDIR(st.st_mode), IOError, "The path ", path,
              " is a directory. kerascpp loads .keras archives and .h5 files (the unzipped directory form is not supported)");
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  KCPP_CHECK(fd >= 0, IOError, "Unable to open ", path, ": ", std::strerror(errno));
+  if (read_small && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      static_cast<uint64_t>(st.st_size) <= io::FileMapping::kReadLimit) {
+    io::FileMapping::Ptr bytes = io::FileMapping::read(fd, static_cast<size_t>(st.st_size), path);
+    return {sniff(reinterpret_cast<const unsigned char*>(bytes->data()), bytes->size()), std::move(bytes)};
+  }
   unsigned char b[8] = {0};
   ssize_t n;
   do n = ::pread(fd, b, sizeof b, 0);
   while (n < 0 && errno == EINTR);
-  const int err = errno;
-  ::close(fd);
-  KCPP_CHECK(n >= 0, IOError, "Unable to read ", path, ": ", std::strerror(err));
+  KCPP_CHECK(n >= 0, IOError, "Unable to read ", path, ": ", std::strerror(errno));
   KCPP_CHECK(n > 0, IOError, "The file ", path, " is empty");
-  return sniff(b, static_cast<size_t>(n));
+  return {sniff(b, static_cast<size_t>(n)), nullptr};
 }
+
+Form sniff_file(const std::string& path) { return open_file(path, false).form; }
 
 [[noreturn]] void unknown_form(const std::string& name) {
   KCPP_THROW(IOError, "File format not supported: filepath=", name,
@@ -202,7 +224,7 @@ BuildBudget io::budget_of(const LoadLimits& limits, uint64_t weight_bytes, const
 Model io::build_model(Json raw_config, int major, Json training_config, const CustomObjects& custom, BuildBudget* budget) {
   try {
     Json canon = io::canonical_model_config(std::move(raw_config), major);
-    auto graph = std::make_shared<models::Functional>(canon["class_name"].get<std::string>(), canon["config"], &custom,
+    auto graph = std::make_shared<models::Functional>(canon["class_name"].get<std::string>(), std::move(canon["config"]), &custom,
                                                       nullptr, budget);
     return Model(std::move(graph), std::move(training_config));
   } catch (const Json::exception& e) {  // a value of the wrong JSON type outside any layer's config
@@ -211,12 +233,20 @@ Model io::build_model(Json raw_config, int major, Json training_config, const Cu
 }
 
 Model load_model(const std::string& path, const LoadOptions& options) {
-  switch (sniff_file(path)) {
+  const OpenedFile file = open_file(path, /*read_small=*/!options.mmap_weights);
+  const bool allow_libhdf5 = options.limits.allow_libhdf5;
+  switch (file.form) {
     case Form::hdf5: {
+      if (file.bytes)  // what H5File::open does with a small file
+        return load_h5(io::H5File::open_image(file.bytes->data(), file.bytes->size(), path, file.bytes, allow_libhdf5),
+                       options);
       const io::H5Driver driver = options.mmap_weights ? io::H5Driver::mapped_views : io::H5Driver::automatic;
-      return load_h5(io::H5File::open(path, driver, options.limits.allow_libhdf5), options);
+      return load_h5(io::H5File::open(path, driver, allow_libhdf5), options);
     }
-    case Form::zip: return load_keras_archive(io::ZipArchive::open(path, options.mmap_weights), path, options);
+    case Form::zip:
+      return load_keras_archive(file.bytes ? io::ZipArchive::open(file.bytes, path)
+                                           : io::ZipArchive::open(path, options.mmap_weights),
+                                path, options);
     case Form::json:
       KCPP_THROW(IOError, "The file ", path, " holds JSON, not a model: read it with model_from_json, then call load_weights");
     case Form::unknown: break;

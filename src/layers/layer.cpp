@@ -7,15 +7,14 @@
 
 namespace kerascpp {
 
-Layer::Layer(const Json& config) : config_(config) {
-  name_ = config.value("name", std::string());
-  trainable_ = config.value("trainable", true);
-  keras2_ = config.value("kerascpp_keras2", false);
-  config_.erase("kerascpp_keras2");
+Layer::Layer(Json config) : config_(std::move(config)) {
+  name_ = config_.value("name", std::string());
+  trainable_ = config_.value("trainable", true);
+  keras2_ = config_.value("kerascpp_keras2", false);
   // Compute is float32; float16 / bfloat16 / mixed policies keep float32 variables and are computed
   // in float32 here. Anything else (quantized policies, complex, strings) is refused.
-  auto it = config.find("dtype");
-  if (it != config.end() && it->is_string()) {
+  auto it = config_.find("dtype");
+  if (it != config_.end() && it->is_string()) {
     static const char* kAccepted[] = {"float32", "float16", "bfloat16", "float64", "mixed_float16", "mixed_bfloat16",
                                       "int32", "int64", "uint8", "int8", "bool"};
     const std::string d = it->get<std::string>();
@@ -23,6 +22,7 @@ Layer::Layer(const Json& config) : config_(config) {
     for (const char* a : kAccepted) ok = ok || d == a;
     KCPP_CHECK(ok, NotImplementedError, "Layer '", name_, "' uses dtype '", d, "', which kerascpp does not support");
   }
+  if (config_.is_object()) config_.erase("kerascpp_keras2");
 }
 
 void Layer::build(const std::vector<Shape>& input_shapes) {

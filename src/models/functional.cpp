@@ -62,9 +62,11 @@ const Json& history_of(const Json& tensor, const std::string& where) {
 }
 }  // namespace
 
-Functional::Functional(const std::string& class_name, const Json& config, const CustomObjects* custom,
+Functional::Functional(const std::string& class_name, Json given, const CustomObjects* custom,
                        const std::map<std::string, LayerPtr>* existing, BuildBudget* budget)
-    : Layer(config), class_name_(class_name), custom_(custom), existing_(existing), load_budget_(budget) {
+    : Layer(std::move(given)), class_name_(class_name), custom_(custom), existing_(existing), load_budget_(budget) {
+  // The graph is built from the config it keeps (moved in: a load copies a model's config once less).
+  const Json& config = config_;
   KCPP_CHECK(config.is_object() && config.contains("layers") && config["layers"].is_array(), ValueError,
              "Invalid config of model '", name(), "' (", class_name, "): expected a `layers` list");
   // The budget lives only while this constructor runs: no layer keeps it, even when building fails

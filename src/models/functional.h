@@ -33,7 +33,7 @@ class Functional : public Layer {
   // caller supplies (may be null); existing: layers already made, by the names the config gives them
   // (a model built from symbolic tensors shares its layers; may be null); budget: what a model read
   // from a file may take (layers/build_budget.h), shared with its nested models (may be null).
-  Functional(const std::string& class_name, const Json& config, const CustomObjects* custom = nullptr,
+  Functional(const std::string& class_name, Json config, const CustomObjects* custom = nullptr,
              const std::map<std::string, LayerPtr>* existing = nullptr, BuildBudget* budget = nullptr);
 
   std::string class_name() const override { return class_name_; }

@@ -17,13 +17,15 @@ std::string attr_head(std::string_view name, const std::string& path, const std:
                                     file, "\": ");
 }
 
+// `head` makes the error's opening words, only when there is an error (a load reads a dozen attributes).
+template <typename Head>
 std::vector<std::string> strings_or_throw(detail::StringsRead r, std::vector<std::string> out,
-                                          const std::string& why, const std::string& head) {
+                                          const std::string& why, const Head& head) {
   switch (r) {
     case detail::StringsRead::ok: break;
     case detail::StringsRead::not_strings:
-      KCPP_THROW(ValueError, head, "expected a string or a list of strings, found ", why);
-    case detail::StringsRead::damaged: KCPP_THROW(IOError, head, why);
+      KCPP_THROW(ValueError, head(), "expected a string or a list of strings, found ", why);
+    case detail::StringsRead::damaged: KCPP_THROW(IOError, head(), why);
   }
   return out;
 }
@@ -67,7 +69,7 @@ std::vector<std::string> H5Object::attr_strings(std::string_view name) const {
     std::vector<std::string> out;
     std::string why;
     detail::StringsRead r = node_->file->fast->read_strings(*a, &out, &why);
-    return strings_or_throw(r, std::move(out), why, attr_head(name, path(), file_name()));
+    return strings_or_throw(r, std::move(out), why, [&] { return attr_head(name, path(), file_name()); });
   }
   H5Lock lock;
   return read_attr_strings(name, Hid(H5Aopen(node_->id.get(), std::string(name).c_str(), H5P_DEFAULT)));
@@ -86,7 +88,7 @@ std::vector<std::string> H5Object::read_attr_strings(std::string_view name, deta
   std::vector<std::string> out;
   std::string why;
   detail::StringsRead r = detail::read_strings(attr.get(), node_->file->size, &out, &why);
-  return strings_or_throw(r, std::move(out), why, head);
+  return strings_or_throw(r, std::move(out), why, [&] { return head; });
 }
 
 std::string H5Object::attr_string(std::string_view name) const {

@@ -65,7 +65,10 @@ ZipArchive::ZipArchive(const char* data, size_t size, std::string name,
 }
 
 ZipArchive ZipArchive::open(const std::string& path, bool views) {
-  FileMapping::Ptr mapping = FileMapping::open(path, "a zip archive", views);
+  return open(FileMapping::open(path, "a zip archive", views), path);
+}
+
+ZipArchive ZipArchive::open(FileMapping::Ptr mapping, const std::string& path) {
   ZipArchive zip(mapping->data(), mapping->size(), path, mapping);
   zip.mapping_ = std::move(mapping);
   return zip;

@@ -58,6 +58,8 @@ class ZipArchive {
   // views: map the file writable (private), so that members' bytes can become weights
   // (LoadOptions::mmap_weights; ZipMember::mapping).
   static ZipArchive open(const std::string& path, bool views = false);
+  // The archive in `bytes`, the file at `path` read or mapped (FileMapping::open or read).
+  static ZipArchive open(FileMapping::Ptr bytes, const std::string& path);
   // An archive in memory. The bytes must stay valid while the archive or any member taken from it
   // is alive: pass `keepalive` to tie them to it.
   static ZipArchive from_memory(const void* data, size_t size, std::string display_name,
