@@ -50,10 +50,8 @@ void unary(Unary op, const float* x, float* y, int64_t n, float alpha) {
       return map([](float v) { return v * sigmoid(v); }, x, y, n);
     case Unary::gelu:
       return map([=](float v) { return 0.5f * v * (1.f + std::erf(v * kSqrtHalf)); }, x, y, n);
-    case Unary::gelu_approximate:
-      return map(
-          [=](float v) { return 0.5f * v * (1.f + fast_tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v))); },
-          x, y, n);
+    case Unary::gelu_approximate:  // 0.5 v (1 + tanh(u)) as v sigmoid(2u): no cancellation where tanh(u) is near -1
+      return map([=](float v) { return v * sigmoid(2.f * kSqrt2OverPi * (v + 0.044715f * v * v * v)); }, x, y, n);
     case Unary::hard_sigmoid:
       return map(hard_sigmoid, x, y, n);
     case Unary::hard_sigmoid_k2:

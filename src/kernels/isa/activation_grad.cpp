@@ -65,10 +65,9 @@ void unary_grad(Unary op, const float* x, const float* y, const float* dy, float
           x, y, dy, dx, n);
     case Unary::gelu_approximate:
       return map3(
-          [=](float v, float) {
-            float t = fast_tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v));
-            return 0.5f * (1.f + t) +
-                   0.5f * v * (1.f - t * t) * kSqrt2OverPi * (1.f + 3.f * 0.044715f * v * v);
+          [=](float v, float) {  // with s = sigmoid(2u) = (1 + tanh(u)) / 2, as the forward: 1 - tanh(u)^2 = 4 s (1 - s)
+            const float s = fast_sigmoid(2.f * kSqrt2OverPi * (v + 0.044715f * v * v * v));
+            return s + 2.f * v * s * (1.f - s) * kSqrt2OverPi * (1.f + 3.f * 0.044715f * v * v);
           },
           x, y, dy, dx, n);
     case Unary::hard_sigmoid:
