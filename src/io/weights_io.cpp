@@ -76,9 +76,9 @@ struct Planned {
 
 // Plans layer #k from the saved layer group; with skip_mismatch, a mismatch warns as Keras does and
 // the layer (count) or the weight (shape) is left as it is.
-Planned plan_layer(Layer& layer, size_t k, const std::string& saved_name, const H5Group& lg, bool skip_mismatch) {
-  const std::string file = lg.file_name();
-  auto names = lg.attr_strings_split("weight_names");
+Planned plan_layer(Layer& layer, size_t k, const std::string& saved_name, const H5Group& lg,
+                   const std::vector<std::string>& names, bool skip_mismatch) {
+  const std::string& file = lg.file_name();
   Planned p;
   p.vars = layer.legacy_weights();
   if (names.size() != p.vars.size() && skip_mismatch) {
@@ -100,6 +100,7 @@ Planned plan_layer(Layer& layer, size_t k, const std::string& saved_name, const 
     KCPP_CHECK(p.converted.size() == names.size(), ValueError, "Layer '", layer.name(), "' cannot read the ",
                names.size(), " weights of '", saved_name, "' in ", file);
   }
+  if (same_layout) return p;  // every weight as the model has it (the common case)
   Planned kept;
   for (size_t i = 0; i < names.size(); ++i) {
     const Shape got = p.converted.empty() ? p.ds[i].shape() : p.converted[i].shape();
@@ -121,13 +122,19 @@ Planned plan_layer(Layer& layer, size_t k, const std::string& saved_name, const 
 }  // namespace
 
 void load_legacy_weights(Model& model, const H5Group& g, const LoadWeightsOptions& options, bool share_views) {
-  const std::string file = g.file_name();
+  const std::string& file = g.file_name();
   KCPP_CHECK(options.by_name || !options.skip_mismatch, ValueError,
              "When calling model.load_weights, skip_mismatch can only be set to True when by_name is True.");
-  std::vector<std::pair<std::string, H5Group>> saved;
-  for (const std::string& name : g.attr_strings_split("layer_names")) {
+  struct Saved {
+    std::string name;
+    H5Group group;
+    std::vector<std::string> weight_names;
+  };
+  std::vector<Saved> saved;
+  for (std::string& name : g.attr_strings_split("layer_names")) {
     H5Group lg = g.group(name);  // ValueError naming the file and path when missing
-    if (options.by_name || !lg.attr_strings_split("weight_names").empty()) saved.emplace_back(name, lg);
+    std::vector<std::string> weight_names = lg.attr_strings_split("weight_names");
+    if (options.by_name || !weight_names.empty()) saved.push_back({std::move(name), lg, std::move(weight_names)});
   }
   // Check every layer before reading any, so that a bad file changes nothing.
   std::vector<Planned> plan;
@@ -135,9 +142,11 @@ void load_legacy_weights(Model& model, const H5Group& g, const LoadWeightsOption
     std::map<std::string, std::pair<size_t, Layer*>> by_name;
     const std::vector<Layer*> layers = model.layers();
     for (size_t k = 0; k < layers.size(); ++k) by_name[layers[k]->name()] = {k, layers[k]};
-    for (const auto& [name, lg] : saved) {
-      auto it = by_name.find(name);
-      if (it != by_name.end()) plan.push_back(plan_layer(*it->second.second, it->second.first, name, lg, options.skip_mismatch));
+    for (const Saved& sl : saved) {
+      auto it = by_name.find(sl.name);
+      if (it != by_name.end())
+        plan.push_back(plan_layer(*it->second.second, it->second.first, sl.name, sl.group, sl.weight_names,
+                                  options.skip_mismatch));
     }
   } else {  // layers with weights on both sides, paired in order, as Keras's load_weights does
     std::vector<Layer*> layers;
@@ -145,7 +154,8 @@ void load_legacy_weights(Model& model, const H5Group& g, const LoadWeightsOption
       if (!l->legacy_weights().empty()) layers.push_back(l);
     KCPP_CHECK(layers.size() == saved.size(), ValueError, "Layer count mismatch when loading weights from file ", file,
                ". Model expected ", layers.size(), " layers with weights, found ", saved.size(), " saved layers.");
-    for (size_t k = 0; k < layers.size(); ++k) plan.push_back(plan_layer(*layers[k], k, saved[k].first, saved[k].second, false));
+    for (size_t k = 0; k < layers.size(); ++k)
+      plan.push_back(plan_layer(*layers[k], k, saved[k].name, saved[k].group, saved[k].weight_names, false));
   }
   VariableReader reader(model, share_views);
   for (auto& p : plan)
