@@ -18,10 +18,11 @@
 namespace kerascpp::kernels::KCPP_ISA {
 namespace {
 
-// exp(x) for x <= 0 (Cephes expf): x = n ln2 + r with |r| <= ln2 / 2, exp(r) by a degree-6
-// polynomial, times 2^n written into the exponent bits. Below -87.3 (where exp leaves the normal
-// floats) it is 0.
-inline float exp_nonpositive(float x) {
+// exp(x) for x <= 0 and not NaN (Cephes expf): x = n ln2 + r with |r| <= ln2 / 2, exp(r) by a
+// degree-6 polynomial, times 2^n written into the exponent bits. Below -87.3 (where exp leaves the
+// normal floats) it is 0. A NaN gives a number: the caller tells NaN apart after its own arithmetic,
+// since a select inside made the compiler repeat that arithmetic (a division) for each arm.
+inline float exp_nonpositive_number(float x) {
   constexpr float kMin = -87.33654475f;  // ln(FLT_MIN)
   const float xc = x >= kMin ? x : kMin;  // NaN too: no float-to-int conversion of a NaN below
   const float n = std::floor(xc * 1.44269504088896341f + 0.5f);
@@ -36,14 +37,15 @@ inline float exp_nonpositive(float x) {
   p = p * r * r + r + 1.f;
   const float scale = std::bit_cast<float>((static_cast<int32_t>(n) + 127) << 23);
   const float y = p * scale;
-  return x < kMin ? 0.f : (x == x ? y : x);  // NaN stays NaN
+  return x < kMin ? 0.f : y;
 }
 
-// 1 / (1 + exp(-v)) without overflow: exp of -|v| only.
+// 1 / (1 + exp(-v)) without overflow: exp of -|v| only. NaN stays NaN.
 inline float fast_sigmoid(float v) {
-  const float e = exp_nonpositive(-std::fabs(v));
+  const float e = exp_nonpositive_number(-std::fabs(v));
   const float s = 1.f / (1.f + e);
-  return v >= 0.f ? s : e * s;
+  const float r = v >= 0.f ? s : e * s;
+  return v == v ? r : v;
 }
 
 // tanh as a rational function, |v| P(v^2) / Q(v^2) (degrees 4 and 4 in v^2), on |v| up to 9, where
