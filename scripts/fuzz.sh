@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:-60}
 RUNS=${2:-}
-if [ $# -gt 2 ]; then HARNESSES=("${@:3}"); else HARNESSES=(hdf5 zip npy config load_model); fi
+if [ $# -gt 2 ]; then HARNESSES=("${@:3}"); else HARNESSES=(hdf5 zip npy config json load_model); fi
 B=build-fuzz
 
 CC=clang CXX=clang++ cmake -S . -B $B -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKERASCPP_FUZZ=ON \
@@ -28,7 +28,7 @@ seed() {
     zip|load_model) find tests/fixtures -name '*.keras' -size -2M -exec cp -t "$dir" --backup=numbered {} + ;
           [ "$name" = load_model ] && find tests/fixtures -name 'model.h5' -size -2M -exec cp -t "$dir" --backup=numbered {} + ;;
     npy) find tests/fixtures -name '*.npy' -size -256k -exec cp -t "$dir" --backup=numbered {} + ;;
-    config) for k in $(find tests/fixtures -name 'model.keras' -size -2M); do
+    config|json) for k in $(find tests/fixtures -name 'model.keras' -size -2M); do
               unzip -p "$k" config.json > "$dir/$(echo "$k" | tr / _).json" 2>/dev/null || true; done
             find tests/fixtures -name 'config.json' -exec cp -t "$dir" --backup=numbered {} + ;;
   esac
@@ -37,7 +37,7 @@ seed() {
 
 dict_of() {
   case $1 in hdf5) echo fuzz/dicts/hdf5.dict ;; zip) echo fuzz/dicts/zip.dict ;; npy) echo fuzz/dicts/npy.dict ;;
-    config) echo fuzz/dicts/json.dict ;; load_model) echo fuzz/dicts/load_model.dict ;; esac
+    config|json) echo fuzz/dicts/json.dict ;; load_model) echo fuzz/dicts/load_model.dict ;; esac
 }
 
 summary=()
