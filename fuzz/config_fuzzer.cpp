@@ -19,10 +19,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const LoadLimits limits;
   if (text.size() > limits.max_config_bytes) return 0;
   fuzz::expected_errors([&] {
-    io::check_json_depth(text, limits.max_json_depth, "fuzz.json");
     Json config;
     try {
-      config = io::parse_python_json(text);
+      config = io::parse_python_json(text, limits.max_json_depth, "fuzz.json");
     } catch (const Json::exception&) {
       return;  // not JSON: load_model's ValueError
     }

@@ -3,6 +3,7 @@
 // id) or read it into the same value with the same number types; a text with Python's bare NaN /
 // Infinity is the reader's own (Json::parse refuses those tokens) and only has to be read or refused
 // cleanly. Anything else is a finding (the harness traps).
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -28,6 +29,7 @@ bool same(const Json& a, const Json& b) {
       if (!same(a[i], b[i])) return false;
     return true;
   }
+  if (a.is_number_float()) return a == b && std::signbit(a.get<double>()) == std::signbit(b.get<double>());  // -0.0
   return a == b;
 }
 

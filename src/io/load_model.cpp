@@ -47,9 +47,12 @@ struct OpenedFile {
 
 OpenedFile open_file(const std::string& path, bool read_small) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  if (fd < 0) {  // the errors in the order stat-then-open gave them
     const int err = errno;
-    KCPP_CHECK(err != ENOENT && err != ENOTDIR, IOError, "No file or directory found at ", path);
+    struct stat st;
+    KCPP_CHECK(::stat(path.c_str(), &st) == 0, IOError, "No file or directory found at ", path);
+    KCPP_CHECK(!S_ISDIR(st.st_mode), IOError, "The path ", path,
+               " is a directory. kerascpp loads .keras archives and .h5 files (the unzipped directory form is not supported)");
     KCPP_THROW(IOError, "Unable to open ", path, ": ", std::strerror(err));
   }
   struct Closer {
@@ -233,7 +236,7 @@ Model io::build_model(Json raw_config, int major, Json training_config, const Cu
 }
 
 Model load_model(const std::string& path, const LoadOptions& options) {
-  const OpenedFile file = open_file(path, /*read_small=*/!options.mmap_weights);
+  OpenedFile file = open_file(path, /*read_small=*/!options.mmap_weights);
   const bool allow_libhdf5 = options.limits.allow_libhdf5;
   switch (file.form) {
     case Form::hdf5: {

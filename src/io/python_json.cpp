@@ -34,25 +34,6 @@ void to_stand_ins(Json& j) {
 
 }  // namespace
 
-void check_json_depth(const std::string& text, int max_depth, const std::string& where) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      KCPP_CHECK(++depth <= max_depth, ValueError, where, " nests [ ] and { } deeper than the limit of ", max_depth,
-                 " levels (LoadLimits::max_json_depth), at byte ", i);
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-}
-
 std::string dump_python_json(const Json& j) {
   Json copy = j;
   to_stand_ins(copy);

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "kerascpp/layer.h"
+#include "kerascpp/model.h"
 
 namespace kerascpp::io {
 
@@ -18,9 +19,8 @@ namespace kerascpp::io {
 // doubles, in one pass (python_json_reader.cpp). Throws Json::parse_error as Json::parse does, and a
 // ValueError naming `where`, the byte and the limit when [ ] and { } nest deeper than max_depth
 // (LoadLimits::max_json_depth): the reader, like every walk of a config, recurses once per level.
-Json parse_python_json(std::string_view text, int max_depth = 256, std::string_view where = "The JSON text");
-// The same depth check alone, over the whole text, for a caller that parses it otherwise.
-void check_json_depth(const std::string& text, int max_depth, const std::string& where);
+Json parse_python_json(std::string_view text, int max_depth = LoadLimits{}.max_json_depth,
+                       std::string_view where = "The JSON text");
 // j.dump() with non-finite floats written as Python's bare tokens (Json::dump writes null for them).
 std::string dump_python_json(const Json& j);
 

@@ -4,17 +4,28 @@
 // signed integers as Json::parse types them, floats correctly rounded, a repeated key keeps its last
 // value. Json::parse cost a third of loading a small model: its lexer copies each character through
 // an input adapter and its parser goes through a SAX interface; this reads strings by runs of bytes.
+#include <locale.h>
+#include <stdlib.h>
+
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
 
 #include "io/python_json.h"
+#include "kerascpp/error.h"
 
 namespace kerascpp::io {
 namespace {
+
+locale_t c_locale() {
+  static const locale_t c = newlocale(LC_ALL_MASK, "C", locale_t{});
+  return c;
+}
 
 class Reader {
  public:
@@ -28,7 +39,9 @@ class Reader {
     skip_space();
     value(out, 0);
     skip_space();
-    if (p_ != end_) fail("unexpected text after the value");
+    // Json::parse reads a NUL byte as the end of the input (its lexer's C-string heritage): text
+    // after one is ignored there, so here too.
+    if (p_ != end_ && *p_ != '\0') fail("unexpected text after the value");
     return out;
   }
 
@@ -39,9 +52,19 @@ class Reader {
   const int max_depth_;
   const std::string_view where_;
 
+  // Json::parse's error: its id, line and column, and the text from the error on (a few bytes).
   [[noreturn]] void fail(const std::string& what) const {
-    throw Json::parse_error::create(101, static_cast<size_t>(p_ - begin_) + 1,
-                                    "syntax error while parsing value - " + what, nullptr);
+    nlohmann::detail::position_t at;
+    at.chars_read_total = static_cast<size_t>(p_ - begin_) + 1;
+    for (const char* c = begin_; c < p_; ++c) {
+      ++at.chars_read_current_line;
+      if (*c == '\n') ++at.lines_read, at.chars_read_current_line = 0;
+    }
+    ++at.chars_read_current_line;
+    std::string near;
+    for (const char* c = p_; c < end_ && near.size() < 24; ++c) near += printable(*c);
+    throw Json::parse_error::create(101, at, "syntax error - " + what + (p_ < end_ ? "; at '" + near + "'" : ""),
+                                    nullptr);
   }
 
   void skip_space() {
@@ -292,7 +315,7 @@ class Reader {
     const auto r = std::from_chars(start, p_, d);
     if (r.ec == std::errc::result_out_of_range) {  // as Json::parse: an overflow is an error, an underflow 0
       const std::string token(start, p_);
-      d = std::strtod(token.c_str(), nullptr);
+      d = ::strtod_l(token.c_str(), nullptr, c_locale());  // '.' whatever the process's LC_NUMERIC
       if (!std::isfinite(d)) throw Json::out_of_range::create(406, "number overflow parsing '" + token + "'", nullptr);
     }
     out = d;

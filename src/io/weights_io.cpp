@@ -128,13 +128,17 @@ void load_legacy_weights(Model& model, const H5Group& g, const LoadWeightsOption
   struct Saved {
     std::string name;
     H5Group group;
-    std::vector<std::string> weight_names;
+    std::vector<std::string> weight_names;  // read here unless by_name: then only for a layer the model has
   };
   std::vector<Saved> saved;
   for (std::string& name : g.attr_strings_split("layer_names")) {
     H5Group lg = g.group(name);  // ValueError naming the file and path when missing
+    if (options.by_name) {
+      saved.push_back({std::move(name), lg, {}});
+      continue;
+    }
     std::vector<std::string> weight_names = lg.attr_strings_split("weight_names");
-    if (options.by_name || !weight_names.empty()) saved.push_back({std::move(name), lg, std::move(weight_names)});
+    if (!weight_names.empty()) saved.push_back({std::move(name), lg, std::move(weight_names)});
   }
   // Check every layer before reading any, so that a bad file changes nothing.
   std::vector<Planned> plan;
@@ -145,8 +149,8 @@ void load_legacy_weights(Model& model, const H5Group& g, const LoadWeightsOption
     for (const Saved& sl : saved) {
       auto it = by_name.find(sl.name);
       if (it != by_name.end())
-        plan.push_back(plan_layer(*it->second.second, it->second.first, sl.name, sl.group, sl.weight_names,
-                                  options.skip_mismatch));
+        plan.push_back(plan_layer(*it->second.second, it->second.first, sl.name, sl.group,
+                                  sl.group.attr_strings_split("weight_names"), options.skip_mismatch));
     }
   } else {  // layers with weights on both sides, paired in order, as Keras's load_weights does
     std::vector<Layer*> layers;

@@ -183,7 +183,9 @@ void Functional::add_layer_entry(const Json& entry) {
       }
     }
   };
-  strip(config_["layers"][layers_.size()]["config"]);
+  // at(): `entry` may be this very element (the constructor builds from config_ itself), so nothing
+  // here may add to the list being walked.
+  strip(config_.at("layers").at(layers_.size()).at("config"));
   activity_.push_back(layer->regularizes_own_outputs()
                           ? layers::regularizer_from_config(entry["config"].value("activity_regularizer", Json()),
                                                             "Layer '" + layer->name() + "' (" + cls + ")")
@@ -262,7 +264,7 @@ void Functional::add_call(int l, int id, const Json& call, int k) {
   n.tensor_arguments = b.tensor_arguments;
   n.options = b.options;
   n.training = b.training;
-  if (!b.normalized.is_null()) config_["layers"][l]["inbound_nodes"][k] = b.normalized;
+  if (!b.normalized.is_null()) config_.at("layers").at(l).at("inbound_nodes").at(k) = b.normalized;  // in place, see add_layer_entry
 }
 
 Functional::Ref Functional::resolve(const Json& h, const std::string& where) const {

@@ -46,6 +46,8 @@ using detail::H5Node;
 using detail::Hid;
 
 constexpr uint64_t kWholeReadLimit = 512 << 10;
+// load_model reads a file this small itself and hands H5File the bytes (io/load_model.cpp open_file).
+static_assert(kWholeReadLimit == FileMapping::kReadLimit);
 
 [[noreturn]] void throw_open_error(const std::string& name, std::string reason) {
   if (reason.find("signature not found") != std::string::npos)

@@ -79,6 +79,35 @@ TEST(PythonJson, ReadsWhatJsonParseReads) {
            R"("\u12")", R"("\ud83d")", R"("\ud83d\u0041")", R"("\ude00")", "\"\xc3\"", "\"\xc0\xaf\"",
            "\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"", "\"\xff\"", "[1] 2", "{} {}", "[1]]"})
     expect_as_json_parse(text);
+  using namespace std::string_literals;
+  for (const std::string& text : {
+           // Json::parse stops at a NUL byte after the value; inside a value it is an error
+           "[1]\0junk"s, "1\0"s, "\0"s, "{} \0x"s, "[1,\0 2]"s, "\"a\0b\""s,
+           // Python's tokens are exact words (these are errors for both)
+           "-NaN"s, "nan"s, "-Inf"s, "Infinityx"s, "[NaN1]"s,
+           // a byte-order mark alone, cut short, or twice
+           "\xEF\xBB\xBF"s, "\xEF\xBB"s, "\xEF\xBB\xBF\xEF\xBB\xBF[]"s,
+           // a repeated key whose values are structures
+           R"({"k": {"a": [1, 2]}, "k": {"b": {"c": []}}})"s, R"({"k": [1], "k": {"x": 1}})"s,
+           // UTF-8 at the edges: overlong 3- and 4-byte forms, the first and last of each length,
+           // a lone continuation byte, a lead byte past U+10FFFF, a sequence cut by the end of the text
+           "\"\xE0\x80\x80\""s, "\"\xF0\x80\x80\x80\""s, "\"\xE0\xA0\x80\""s, "\"\xEF\xBF\xBF\""s,
+           "\"\xF4\x8F\xBF\xBF\""s, "\"\xF0\x90\x80\x80\""s, "\"\xC2\x80\""s, "\"\x80\""s, "\"\xF5\x80\x80\x80\""s,
+           "\"\xE2\x82"s, "\"\xE2\x82\""s,
+           // a float that overflows inside a structure (out_of_range 406 for both)
+           R"({"a": [1, {"b": -1e999}]})"s})
+    expect_as_json_parse(text);
+}
+
+TEST(PythonJson, ErrorsNameTheLineAndColumn) {
+  try {
+    (void)parse_python_json("{\n  \"a\": tru\n}");
+    FAIL() << "no error";
+  } catch (const Json::parse_error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("line 2, column 8"), std::string::npos) << m;
+    EXPECT_NE(m.find("invalid literal; at 'tru"), std::string::npos) << m;
+  }
 }
 
 // Every JSON file Keras wrote for the fixtures (config.json, meta.json), read both ways.
@@ -105,6 +134,15 @@ TEST(PythonJson, DepthOverTheLimitIsAValueErrorNamingWhereAndTheByte) {
     const std::string m = e.what();
     EXPECT_NE(m.find("The model_config of m.h5 nests [ ] and { } deeper than the limit of 2 levels"), std::string::npos) << m;
     EXPECT_NE(m.find("LoadLimits::max_json_depth), at byte 7"), std::string::npos) << m;
+  }
+  // Objects count as arrays do, at the limit and over it; the byte counts a byte-order mark.
+  EXPECT_NO_THROW(parse_python_json(R"({"a": {"b": {}}})", 3));
+  EXPECT_THROW(parse_python_json(R"({"a": {"b": {"c": 1}}})", 2), ValueError);
+  try {
+    (void)parse_python_json("\xEF\xBB\xBF[[1]]", 1, "The text");
+    FAIL() << "no error";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("at byte 4"), std::string::npos) << e.what();
   }
   // Brackets in strings are text; a deep text is refused before the reader's recursion could grow.
   EXPECT_EQ(parse_python_json(R"(["[[[[[[["])", 1), Json::array({"[[[[[[["}));
