@@ -411,7 +411,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, mmap
     process with SIGBUS. Replacing it by a rename (kerascpp's saves, mv) or deleting it is safe."""
     m = Model(_kerascpp.load_model(os.fspath(filepath), bool(compile), custom_objects, bool(safe_mode),
                                    _training_objects(custom_objects), limits, bool(mmap)))
-    if compile and m.training_config and not m._m.compiled:
+    if compile and not m._m.compiled and m.training_config:  # (training_config is a JSON round trip)
         _compile_from_training_config(m)
     return m
 
