@@ -77,14 +77,12 @@ OpenedFile open_file(const std::string& path, bool read_small) {
   return {sniff(b, static_cast<size_t>(n)), nullptr};
 }
 
-Form sniff_file(const std::string& path) { return open_file(path, false).form; }
-
 [[noreturn]] void unknown_form(const std::string& name) {
   KCPP_THROW(IOError, "File format not supported: filepath=", name,
              ". kerascpp loads .keras archives and legacy .h5 files (the file is neither a zip archive nor HDF5).");
 }
 
-Json parse_json(const std::string& text, const std::string& where, const LoadLimits& limits) {
+Json parse_json(std::string_view text, const std::string& where, const LoadLimits& limits) {
   KCPP_CHECK(text.size() <= limits.max_config_bytes, ValueError, "The ", where, " is ", text.size(),
              " bytes, over the limit of ", limits.max_config_bytes, " (LoadLimits::max_config_bytes)");
   try {
@@ -101,7 +99,7 @@ Json parse_member(const io::ZipArchive& zip, const std::string& member, const Lo
   KCPP_CHECK(size <= limits.max_config_bytes, ValueError, "The ", where, " declares ", size,
              " bytes, over the limit of ", limits.max_config_bytes, " (LoadLimits::max_config_bytes)");
   io::ZipMember m = zip.member(member);
-  return parse_json(std::string(m.data, m.size), where, limits);
+  return parse_json(std::string_view(m.data, m.size), where, limits);  // read in place, not copied
 }
 
 Model build(Json raw_config, int major, Json training_config, const CustomObjects& custom, BuildBudget* budget = nullptr) {
@@ -312,12 +310,18 @@ void Model::load_weights_from_memory(const void* data, size_t size, const std::s
 }
 
 void Model::load_weights(const std::string& path, const LoadWeightsOptions& options) {
-  Form form = sniff_file(path);
+  OpenedFile file = open_file(path, /*read_small=*/true);
+  const Form form = file.form;
   KCPP_CHECK(form != Form::zip || (!options.by_name && !options.skip_mismatch), NotImplementedError,
              "load_weights(by_name / skip_mismatch) reads the legacy .h5 forms; ", path, " is a .keras archive");
-  if (form == Form::zip) return load_weights_from_zip(*this, io::ZipArchive::open(path), path);
+  if (form == Form::zip)
+    return load_weights_from_zip(*this, file.bytes ? io::ZipArchive::open(file.bytes, path) : io::ZipArchive::open(path),
+                                 path);
   if (form != Form::hdf5) unknown_form(path);
-  load_weights_from_h5(*this, io::H5File::open(path), options);
+  load_weights_from_h5(*this,
+                       file.bytes ? io::H5File::open_image(file.bytes->data(), file.bytes->size(), path, file.bytes)
+                                  : io::H5File::open(path),
+                       options);
 }
 
 void clear_session() { reset_automatic_names(); }
