@@ -238,9 +238,7 @@ Model load_model(const std::string& path, const LoadOptions& options) {
   const bool allow_libhdf5 = options.limits.allow_libhdf5;
   switch (file.form) {
     case Form::hdf5: {
-      if (file.bytes)  // what H5File::open does with a small file
-        return load_h5(io::H5File::open_image(file.bytes->data(), file.bytes->size(), path, file.bytes, allow_libhdf5),
-                       options);
+      if (file.bytes) return load_h5(io::H5File::open(file.bytes, path, allow_libhdf5), options);
       const io::H5Driver driver = options.mmap_weights ? io::H5Driver::mapped_views : io::H5Driver::automatic;
       return load_h5(io::H5File::open(path, driver, allow_libhdf5), options);
     }
@@ -318,10 +316,7 @@ void Model::load_weights(const std::string& path, const LoadWeightsOptions& opti
     return load_weights_from_zip(*this, file.bytes ? io::ZipArchive::open(file.bytes, path) : io::ZipArchive::open(path),
                                  path);
   if (form != Form::hdf5) unknown_form(path);
-  load_weights_from_h5(*this,
-                       file.bytes ? io::H5File::open_image(file.bytes->data(), file.bytes->size(), path, file.bytes)
-                                  : io::H5File::open(path),
-                       options);
+  load_weights_from_h5(*this, file.bytes ? io::H5File::open(file.bytes, path) : io::H5File::open(path), options);
 }
 
 void clear_session() { reset_automatic_names(); }

@@ -2,23 +2,20 @@
 
 #include <array>
 #include <cmath>
-#include <limits>
 #include <string_view>
 
 namespace kerascpp::io {
 namespace {
 
-// The tokens, and the strings that stand for them between the text and the JSON value: a character no
-// JSON text holds unescaped (U+0001) makes them unlike any string of a config.
+// Python's tokens, and the strings that stand for them in a JSON value on its way to text: a character
+// no JSON text holds unescaped (U+0001) makes them unlike any string of a config.
 struct Token {
   std::string_view bare, stand_in;
-  double value;
 };
 const std::array<Token, 3>& tokens() {
-  static const std::array<Token, 3> t = {
-      Token{"-Infinity", "\x01kerascpp:-Infinity", -std::numeric_limits<double>::infinity()},
-      Token{"Infinity", "\x01kerascpp:Infinity", std::numeric_limits<double>::infinity()},
-      Token{"NaN", "\x01kerascpp:NaN", std::numeric_limits<double>::quiet_NaN()}};
+  static const std::array<Token, 3> t = {Token{"-Infinity", "\x01kerascpp:-Infinity"},
+                                         Token{"Infinity", "\x01kerascpp:Infinity"},
+                                         Token{"NaN", "\x01kerascpp:NaN"}};
   return t;
 }
 

@@ -543,11 +543,10 @@ bool dnnl_conv_grad(const ConvGeometry& g, const float* x, const float* kernel, 
                     float* dkernel, float* dbias, std::string* why_not) {
   auto plan = dnnl_conv_train_plan(g, false, false, dx != nullptr, dkernel != nullptr, dbias != nullptr, why_not);
   if (!plan) return false;
-  void* work = std::aligned_alloc(64, dnnl_train_grad_bytes(*plan));
+  const size_t bytes = (std::max<size_t>(dnnl_train_grad_bytes(*plan), 1) + 63) / 64 * 64;
+  std::unique_ptr<void, decltype(&std::free)> work(std::aligned_alloc(64, bytes), &std::free);
   if (!work) throw std::bad_alloc();
-  const bool done = dnnl_conv_train_grad(*plan, x, kernel, dy, dx, dkernel, dbias, work, why_not);
-  std::free(work);
-  return done;
+  return dnnl_conv_train_grad(*plan, x, kernel, dy, dx, dkernel, dbias, work.get(), why_not);
 }
 
 }  // namespace kerascpp::kernels

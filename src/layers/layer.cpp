@@ -22,7 +22,7 @@ Layer::Layer(Json config) : config_(std::move(config)) {
     for (const char* a : kAccepted) ok = ok || d == a;
     KCPP_CHECK(ok, NotImplementedError, "Layer '", name_, "' uses dtype '", d, "', which kerascpp does not support");
   }
-  if (config_.is_object()) config_.erase("kerascpp_keras2");
+  config_.erase("kerascpp_keras2");  // an object: value() above throws for anything else
 }
 
 void Layer::build(const std::vector<Shape>& input_shapes) {

@@ -45,9 +45,6 @@ using detail::H5Lock;
 using detail::H5Node;
 using detail::Hid;
 
-constexpr uint64_t kWholeReadLimit = 512 << 10;
-// load_model reads a file this small itself and hands H5File the bytes (io/load_model.cpp open_file).
-static_assert(kWholeReadLimit == FileMapping::kReadLimit);
 
 [[noreturn]] void throw_open_error(const std::string& name, std::string reason) {
   if (reason.find("signature not found") != std::string::npos)
@@ -90,6 +87,12 @@ H5I_type_t kind_of(const H5Group& g, const H5Node& node, std::string_view rel) {
 
 }  // namespace
 
+H5File H5File::open(FileMapping::Ptr bytes, const std::string& path, bool allow_libhdf5) {
+  const char* data = bytes->data();
+  const size_t size = bytes->size();
+  return open_image(data, size, path, std::move(bytes), allow_libhdf5);
+}
+
 H5File H5File::open(const std::string& path, H5Driver driver, bool allow_libhdf5) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) KCPP_THROW(IOError, "Unable to open \"", path, "\": ", std::strerror(errno));
@@ -102,7 +105,7 @@ H5File H5File::open(const std::string& path, H5Driver driver, bool allow_libhdf5
   if (size == 0)
     KCPP_THROW(IOError, "Unable to open \"", path, "\" as an HDF5 file: the file is empty");
   const bool automatic = driver == H5Driver::automatic;
-  if (automatic) driver = size <= kWholeReadLimit ? H5Driver::whole_read : H5Driver::mapped;
+  if (automatic) driver = size <= FileMapping::kReadLimit ? H5Driver::whole_read : H5Driver::mapped;
   if (driver == H5Driver::mapped || driver == H5Driver::mapped_views) {
     FileMapping::Ptr mapping;
     try {
@@ -114,10 +117,7 @@ H5File H5File::open(const std::string& path, H5Driver driver, bool allow_libhdf5
     if (mapping) return open_mapped(mapping->data(), size, path, mapping, allow_libhdf5);
   }
 
-  if (driver == H5Driver::whole_read || !allow_libhdf5) {
-    FileMapping::Ptr bytes = FileMapping::read(fd.get(), size, path);
-    return open_image(bytes->data(), size, path, bytes, allow_libhdf5);
-  }
+  if (driver == H5Driver::whole_read || !allow_libhdf5) return open(FileMapping::read(fd.get(), size, path), path, allow_libhdf5);
   H5Lock lock;
   if (driver == H5Driver::on_demand) {
     std::string why;

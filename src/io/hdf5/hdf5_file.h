@@ -130,6 +130,9 @@ class H5File {
  public:
   // allow_libhdf5 = false reads the file whole (whatever the driver) with kerascpp's reader alone.
   static H5File open(const std::string& path, H5Driver driver = H5Driver::automatic, bool allow_libhdf5 = true);
+  // The file at `path` as FileMapping::read read it (what open does with a small file): parsed in
+  // the bytes, which it keeps.
+  static H5File open(FileMapping::Ptr bytes, const std::string& path, bool allow_libhdf5 = true);
   // An HDF5 file image in memory, read in place (read-only, no copy). The bytes must stay valid
   // while the file or anything taken from it is alive: pass `keepalive` to tie them to it.
   static H5File open_image(const void* data, size_t size, std::string display_name,

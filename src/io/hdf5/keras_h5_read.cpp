@@ -34,20 +34,20 @@ std::string load_collection(const char* data, uint64_t size, uint64_t addr, Heap
   // The objects' largest index first, so that the table is made once (a Keras file's collection holds
   // every string attribute of the file, read again for each attribute; growing it one index at a
   // time cost a dozen allocations a read).
+  // An object's bytes with its header: the free space (index 0) is `len` bytes in all.
+  auto need = [](uint64_t index, uint64_t len) { return index ? 16 + ((len + 7) & ~uint64_t{7}) : len; };
   uint64_t top = 0;
   for (uint64_t at = 16; n - at >= 16;) {
     uint64_t index = get(p + at, 2), len = get(p + at + 8, 8);
-    if (len > n - at) return bad();
-    uint64_t need = index ? 16 + ((len + 7) & ~uint64_t{7}) : len;
-    if (need == 0 || need > n - at) return bad();
+    if (len > n - at || need(index, len) == 0 || need(index, len) > n - at) return bad();
     top = std::max(top, index);
-    at += need;
+    at += need(index, len);
   }
   c->objects.assign(top + 1, {nullptr, 0});
   for (uint64_t at = 16; n - at >= 16;) {  // the same walk, checked above
     uint64_t index = get(p + at, 2), len = get(p + at + 8, 8);
     if (index) c->objects[index] = {p + at + 16, len};
-    at += index ? 16 + ((len + 7) & ~uint64_t{7}) : len;
+    at += need(index, len);
   }
   return "";
 }
