@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -46,6 +47,14 @@ class Optimizer {
   // global_clipnorm, weight_decay, and the class's own); Keras 2 aliases (lr) accepted.
   Optimizer(const Json& config, const std::string& default_name);
   virtual ~Optimizer() = default;
+
+  // One variable's part of a step (update_steps): its gradient (float32, the variable's shape, never
+  // the storage of a variable the step writes), the variable, and its index in the built list.
+  struct Update {
+    Tensor grad;
+    Variable* var;
+    size_t index;
+  };
 
   virtual std::string class_name() const = 0;  // "Adam"
   const std::string& name() const { return name_; }
@@ -103,6 +112,14 @@ class Optimizer {
   // Update variable `index` of the built list in place with its (clipped) gradient. lr: this step's
   // learning rate; step: iterations() + 1 as a float, as Keras's `local_step`.
   virtual void update_step(const Tensor& grad, Variable& var, size_t index, float lr, double step) = 0;
+  // Every variable's update of one step, after before_update_steps. By default update_step on each in
+  // turn; Adam and SGD update all of them in one pass split between the threads (update_ranges).
+  virtual void update_steps(const std::vector<Update>& updates, float lr, double step);
+  // f(k, begin, end) over the elements of updates[k] for every k: one loop over all the variables'
+  // elements, split between the engine's threads by elements (one fork and join a step, not one a
+  // variable), each element computed as on one thread.
+  template <typename F>
+  static void update_ranges(const std::vector<Update>& updates, F&& f);
   // The class's own config keys (beta_1, ...), merged into get_config().
   virtual Json own_config() const = 0;
 
@@ -110,8 +127,10 @@ class Optimizer {
 
  private:
   // apply_gradients' steps: clip, weight decay and update_step; then averages and the call counter.
-  void clip_and_update(const std::vector<VariablePtr>& vars, const std::vector<size_t>& index,
-                       const std::vector<size_t>& which, std::vector<std::vector<float>>& g);
+  void clip_and_update(std::vector<Update>& updates);
+  // update_ranges' loop, with f behind a function pointer (in optimizer.cpp, beside the thread pool).
+  using RangeBody = void (*)(void* body, size_t k, int64_t begin, int64_t end);
+  static void for_update_ranges(const std::vector<Update>& updates, RangeBody run, void* body);
   void finish_step();
 
   std::string name_;
@@ -130,6 +149,14 @@ class Optimizer {
   std::vector<VariablePtr> averages_, accumulators_;
   double clipnorm_ = -1, clipvalue_ = -1, global_clipnorm_ = -1, weight_decay_ = 0;
 };
+
+template <typename F>
+void Optimizer::update_ranges(const std::vector<Update>& updates, F&& f) {
+  for_update_ranges(
+      updates,
+      [](void* body, size_t k, int64_t b, int64_t e) { (*static_cast<std::remove_reference_t<F>*>(body))(k, b, e); },
+      &f);
+}
 
 using OptimizerPtr = std::shared_ptr<Optimizer>;
 

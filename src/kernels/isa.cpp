@@ -219,5 +219,8 @@ void reduce_max(const float* x, float* y, int64_t outer, int64_t axis, int64_t i
 void reduce_mean(const float* x, float* y, int64_t outer, int64_t axis, int64_t inner) {
   isa_kernels().reduce_mean(x, y, outer, axis, inner);
 }
+void adam_update(const float* g, float* x, float* m, float* v, float* vhat, int64_t n, const AdamStep& s) {
+  isa_kernels().adam_update(g, x, m, v, vhat, n, s);
+}
 
 }  // namespace kerascpp::kernels

@@ -2,7 +2,7 @@
 //
 // The library is built for a baseline CPU (x86-64-v2: SSE4.2, no AVX), so that a binary or wheel
 // built on one machine runs on any other. The hot loops (the small matmul, the elementwise and
-// activation kernels and their gradients, normalisation, softmax, reductions) are compiled once more
+// activation kernels and their gradients, normalisation, softmax, reductions, Adam's update) are compiled once more
 // per instruction set, from the files in kernels/isa/, each set into its own namespace:
 //   baseline  x86-64-v2  SSE4.2, POPCNT                           (Nehalem, Bulldozer and later)
 //   avx2      x86-64-v3  AVX2, FMA, BMI2                          (Haswell, Zen and later)
@@ -26,6 +26,7 @@
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
 #include "kernels/normalization.h"
+#include "kernels/optimizer.h"
 #include "kernels/recurrent.h"
 #include "kernels/reduce.h"
 #include "kernels/reduce_axes.h"
@@ -41,7 +42,7 @@ enum class Isa { baseline, avx2, avx512 };
 #define KCPP_ISA_KERNELS(X)                                                                        \
   X(matmul_small) X(matmul_small_bias) X(matmul_transposed_small_rows) X(binary) X(scale_shift) X(unary) X(relu) X(unary_grad) \
   X(relu_grad) X(batch_normalization) X(layer_normalization) X(group_normalization) X(softmax)     \
-  X(log_softmax) X(sum) X(l2_normalize) X(reduce_max) X(reduce_mean) X(lstm_cell)
+  X(log_softmax) X(sum) X(l2_normalize) X(reduce_max) X(reduce_mean) X(lstm_cell) X(adam_update)
 // clang-format on
 
 // One set of kernels, all compiled for the same instruction set.

@@ -1,10 +1,9 @@
 // keras.optimizers.Adam (keras/src/optimizers/adam.py), with amsgrad.
 #include "training/optimizers/adam.h"
 
-#include <algorithm>
 #include <cmath>
 
-#include "kernels/parallel.h"
+#include "kernels/optimizer.h"
 
 namespace kerascpp::optimizers::detail {
 namespace {
@@ -41,44 +40,37 @@ void Adam::do_build(const std::vector<VariablePtr>& vars) {
 
 namespace {
 
-// Keras's update on [0, n), element by element (the buffers never overlap, so the loop vectorises:
-// IEEE sqrt and division give each element's bits as the scalar loop would; no FMA, see CMakeLists).
-template <bool kAmsgrad>
-void adam_update(const float* __restrict g, float* __restrict x, float* __restrict m, float* __restrict v,
-                 float* __restrict vhat, int64_t n, float one_minus_b1, float one_minus_b2, float alpha, float eps) {
-  for (int64_t i = 0; i < n; ++i) {
-    m[i] += (g[i] - m[i]) * one_minus_b1;
-    v[i] += (g[i] * g[i] - v[i]) * one_minus_b2;
-    float vi = v[i];
-    if constexpr (kAmsgrad) vi = vhat[i] = std::max(vhat[i], v[i]);
-    x[i] -= (m[i] * alpha) / (std::sqrt(vi) + eps);
-  }
+// This step's constants, rounded to float32 where Keras's tensors are.
+kernels::AdamStep adam_step(double beta_1, double beta_2, double epsilon, float lr, double step) {
+  const float local_step = f32(step);
+  const float beta_1_power = std::pow(f32(beta_1), local_step);
+  const float beta_2_power = std::pow(f32(beta_2), local_step);
+  const float alpha = lr * std::sqrt(1.f - beta_2_power) / (1.f - beta_1_power);
+  // `1 - self.beta_1` is a Python double, rounded to float32 when it meets the tensor.
+  return {f32(1.0 - beta_1), f32(1.0 - beta_2), alpha, f32(epsilon)};
 }
 
 }  // namespace
 
 void Adam::update_step(const Tensor& grad, Variable& var, size_t index, float lr, double step) {
-  const float local_step = f32(step);
-  const float beta_1_power = std::pow(f32(beta_1_), local_step);
-  const float beta_2_power = std::pow(f32(beta_2_), local_step);
-  const float alpha = lr * std::sqrt(1.f - beta_2_power) / (1.f - beta_1_power);
-  // `1 - self.beta_1` is a Python double, rounded to float32 when it meets the tensor.
-  const float one_minus_b1 = f32(1.0 - beta_1_), one_minus_b2 = f32(1.0 - beta_2_), eps = f32(epsilon_);
-  const float* g = grad.data<float>();
-  float* x = var.data<float>();
-  float* m = momentums_[index]->data<float>();
-  float* v = velocities_[index]->data<float>();
-  float* vhat = amsgrad_ ? velocity_hats_[index]->data<float>() : nullptr;
-  // Split between the engine's threads (kernels/parallel.h) when big; each element as on one thread.
-  kernels::parallel_chunks(grad.size(), kernels::kElementwiseGrain, [&](int64_t b, int64_t e) {
-    if (vhat)
-      adam_update<true>(g + b, x + b, m + b, v + b, vhat + b, e - b, one_minus_b1, one_minus_b2, alpha, eps);
-    else
-      adam_update<false>(g + b, x + b, m + b, v + b, nullptr, e - b, one_minus_b1, one_minus_b2, alpha, eps);
+  update_steps({{grad, &var, index}}, lr, step);
+}
+
+// Every variable in one pass (Optimizer::update_ranges), each element by kernels::adam_update: the
+// scalar loop's bits on every instruction set.
+void Adam::update_steps(const std::vector<Update>& updates, float lr, double step) {
+  const kernels::AdamStep s = adam_step(beta_1_, beta_2_, epsilon_, lr, step);
+  update_ranges(updates, [&](size_t k, int64_t b, int64_t e) {
+    const Update& u = updates[k];
+    float* vhat = amsgrad_ ? velocity_hats_[u.index]->data<float>() + b : nullptr;
+    kernels::adam_update(u.grad.data<float>() + b, u.var->data<float>() + b, momentums_[u.index]->data<float>() + b,
+                         velocities_[u.index]->data<float>() + b, vhat, e - b, s);
   });
-  momentums_[index]->mark_updated();
-  velocities_[index]->mark_updated();
-  if (vhat) velocity_hats_[index]->mark_updated();
+  for (const Update& u : updates) {
+    momentums_[u.index]->mark_updated();
+    velocities_[u.index]->mark_updated();
+    if (amsgrad_) velocity_hats_[u.index]->mark_updated();
+  }
 }
 
 OptimizerPtr make_adam(const Json& config) { return std::make_shared<Adam>(config); }

@@ -17,6 +17,7 @@ class Adam : public Optimizer {
        const Json& weight_decay_default);
   void do_build(const std::vector<VariablePtr>& vars) override;
   void update_step(const Tensor& grad, Variable& var, size_t index, float lr, double step) override;
+  void update_steps(const std::vector<Update>& updates, float lr, double step) override;
   Json own_config() const override { return pick(config_, {"beta_1", "beta_2", "epsilon", "amsgrad"}); }
 
  private:

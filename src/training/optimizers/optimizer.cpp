@@ -51,6 +51,7 @@
 #include <cstring>
 
 #include "core/naming.h"
+#include "kernels/parallel.h"
 #include "training/optimizers/optimizer_impl.h"
 
 namespace kerascpp::optimizers {
@@ -236,28 +237,28 @@ Json Optimizer::get_config() const {
 namespace {
 
 // base_optimizer._clip_by_norm (TF: tf.clip_by_norm): g * clipnorm / max(||g||, clipnorm), float32.
-void clip_by_norm(std::vector<float>& g, float clipnorm) {
+void clip_by_norm(float* g, int64_t n, float clipnorm) {
   float l2sum = 0.f;
-  for (float x : g) l2sum += x * x;
+  for (int64_t i = 0; i < n; ++i) l2sum += g[i] * g[i];
   const float l2norm = l2sum > 0.f ? std::sqrt(l2sum) : l2sum;
   const float denom = std::max(l2norm, clipnorm);
-  for (float& x : g) x = (x * clipnorm) / denom;
+  for (int64_t i = 0; i < n; ++i) g[i] = (g[i] * clipnorm) / denom;
 }
 
 // base_optimizer.clip_by_global_norm.
-void clip_by_global_norm(std::vector<std::vector<float>>& grads, double clip_norm) {
+void clip_by_global_norm(std::vector<Optimizer::Update>& updates, double clip_norm) {
   float squared = 0.f;
-  for (const auto& g : grads) {
+  for (const auto& u : updates) {
     float s = 0.f;
-    for (float x : g) s += x * x;
+    for (const float *x = u.grad.data<float>(), *end = x + u.grad.size(); x != end; ++x) s += *x * *x;
     squared += s;
   }
   const float use_norm = std::sqrt(squared);
   // clip_norm * minimum(1.0 / use_norm, 1.0 / clip_norm): the second quotient is a Python double.
   const float scale_for_finite = detail::f32(clip_norm) * std::min(1.0f / use_norm, detail::f32(1.0 / clip_norm));
   const float scale = scale_for_finite + (use_norm - use_norm);  // NaN for a non-finite norm
-  for (auto& g : grads)
-    for (float& x : g) x *= scale;
+  for (auto& u : updates)
+    for (float *x = u.grad.data<float>(), *end = x + u.grad.size(); x != end; ++x) *x *= scale;
 }
 
 }  // namespace
@@ -299,31 +300,43 @@ void Optimizer::apply_gradients(const std::vector<Tensor>& grads, const std::vec
   KCPP_CHECK(any, ValueError, "No gradients provided for any variable.");
   if (!built_) build(vars);
 
-  // Undefined gradients are skipped (base_optimizer._filter_empty_gradients). Work on copies.
-  std::vector<size_t> which;
-  std::vector<std::vector<float>> g;
+  // Undefined gradients are skipped (base_optimizer._filter_empty_gradients). A float32 gradient is
+  // read in place unless this step changes it (loss scaling, accumulation, clipping) or it shares
+  // storage with a variable the step writes (a user's apply_gradients([(v.value, v)])): then it is
+  // copied first, as any other dtype is converted, so the caller's tensors never change.
+  const bool changes_gradients = !config_["loss_scale_factor"].is_null() || accumulation_steps_ > 0 ||
+                                 clipnorm_ > 0 || global_clipnorm_ > 0 || clipvalue_ > 0;
+  std::vector<const Storage*> written;
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (grads[i].defined()) written.push_back(vars[i]->value().storage().get());
+  std::sort(written.begin(), written.end());
+  std::vector<Update> updates;
   for (size_t i = 0; i < vars.size(); ++i) {
     if (!grads[i].defined()) continue;
-    Tensor t = grads[i].dtype() == DType::float32 ? grads[i] : grads[i].astype(DType::float32);
-    which.push_back(i);
-    g.emplace_back(t.data<float>(), t.data<float>() + t.size());
+    Tensor t = grads[i];
+    if (t.dtype() != DType::float32)
+      t = t.astype(DType::float32);
+    else if (changes_gradients || std::binary_search(written.begin(), written.end(), t.storage().get()))
+      t = t.copy();
+    updates.push_back({std::move(t), vars[i].get(), index[i]});
   }
   if (!config_["loss_scale_factor"].is_null()) {
     const float scale = detail::f32(config_["loss_scale_factor"].get<double>());
-    for (auto& gi : g)
-      for (float& x : gi) x = x / scale;
+    for (Update& u : updates)
+      for (float *x = u.grad.data<float>(), *end = x + u.grad.size(); x != end; ++x) *x = *x / scale;
   }
   // Gradient accumulation (base_optimizer._backend_apply_gradients): every call but each N-th adds the
   // gradients to the accumulators; the N-th applies (gradient + accumulated) / N and resets them.
   if (accumulation_steps_) {
     const bool update = (iterations_->data<int64_t>()[0] + 1) % accumulation_steps_ == 0;
     const float n = static_cast<float>(accumulation_steps_);
-    for (size_t k = 0; k < which.size(); ++k) {
-      Variable& acc = *accumulators_[index[which[k]]];
+    for (Update& u : updates) {
+      Variable& acc = *accumulators_[u.index];
       float* a = acc.data<float>();
-      for (size_t e = 0; e < g[k].size(); ++e) {
-        if (update) g[k][e] = (g[k][e] + a[e]) / n;
-        else a[e] += g[k][e];
+      float* g = u.grad.data<float>();
+      for (int64_t e = 0, size = u.grad.size(); e < size; ++e) {
+        if (update) g[e] = (g[e] + a[e]) / n;
+        else a[e] += g[e];
       }
       acc.mark_updated();
     }
@@ -338,40 +351,52 @@ void Optimizer::apply_gradients(const std::vector<Tensor>& grads, const std::vec
       return;
     }
   }
-  clip_and_update(vars, index, which, g);
+  clip_and_update(updates);
   finish_step();
 }
 
-void Optimizer::clip_and_update(const std::vector<VariablePtr>& vars, const std::vector<size_t>& index,
-                                const std::vector<size_t>& which, std::vector<std::vector<float>>& g) {
+void Optimizer::clip_and_update(std::vector<Update>& updates) {
   // base_optimizer._clip_gradients: `if self.clipnorm and self.clipnorm > 0` etc.
   if (clipnorm_ > 0) {
-    for (auto& gi : g) clip_by_norm(gi, detail::f32(clipnorm_));
+    for (Update& u : updates) clip_by_norm(u.grad.data<float>(), u.grad.size(), detail::f32(clipnorm_));
   } else if (global_clipnorm_ > 0) {
-    clip_by_global_norm(g, global_clipnorm_);
+    clip_by_global_norm(updates, global_clipnorm_);
   } else if (clipvalue_ > 0) {
     const float v = detail::f32(clipvalue_);
-    for (auto& gi : g)
-      for (float& x : gi) x = std::min(std::max(x, -v), v);
+    for (Update& u : updates)
+      for (float *x = u.grad.data<float>(), *end = x + u.grad.size(); x != end; ++x) *x = std::min(std::max(*x, -v), v);
   }
   const float lr = detail::f32(learning_rate());
   // base_optimizer._apply_weight_decay (TF: variable.assign_sub(variable * wd * lr)), before the update.
   if (!config_["weight_decay"].is_null()) {
     const float wd = detail::f32(weight_decay_);
-    for (size_t i : which) {
-      float* p = vars[i]->data<float>();
-      const int64_t n = vars[i]->value().size();
+    for (const Update& u : updates) {
+      float* p = u.var->data<float>();
+      const int64_t n = u.var->value().size();
       for (int64_t k = 0; k < n; ++k) p[k] = p[k] - (p[k] * wd) * lr;
     }
   }
   const double step = static_cast<double>(iterations() + 1);
   before_update_steps(step);
-  for (size_t k = 0; k < which.size(); ++k) {
-    Variable& var = *vars[which[k]];
-    const Tensor gt = Tensor::from_vector(var.shape(), g[k]);
-    update_step(gt, var, index[which[k]], lr, step);
-    var.mark_updated();
-  }
+  update_steps(updates, lr, step);
+  for (const Update& u : updates) u.var->mark_updated();
+}
+
+void Optimizer::update_steps(const std::vector<Update>& updates, float lr, double step) {
+  for (const Update& u : updates) update_step(u.grad, *u.var, u.index, lr, step);
+}
+
+void Optimizer::for_update_ranges(const std::vector<Update>& updates, RangeBody run, void* body) {
+  std::vector<int64_t> start(updates.size() + 1, 0);  // updates[k] is [start[k], start[k + 1]) of the whole
+  for (size_t k = 0; k < updates.size(); ++k) start[k + 1] = start[k] + updates[k].grad.size();
+  kernels::parallel_chunks(start.back(), kernels::kElementwiseGrain, [&](int64_t b, int64_t e) {
+    size_t k = static_cast<size_t>(std::upper_bound(start.begin(), start.end(), b) - start.begin()) - 1;
+    for (; b < e; ++k) {
+      const int64_t end = std::min(e, start[k + 1]);
+      if (end > b) run(body, k, b - start[k], end - start[k]);
+      b = std::max(b, end);
+    }
+  });
 }
 
 // After every call, update step or not: the moving averages (base_optimizer.

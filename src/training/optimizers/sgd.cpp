@@ -25,21 +25,27 @@ class SGD final : public Optimizer {
     if (momentum_ == 0) return;  // no slots without momentum
     for (const auto& v : vars) momentums_.push_back(add_slot(*v, "momentum"));
   }
-  void update_step(const Tensor& grad, Variable& var, size_t index, float lr, double) override {
-    const float* g = grad.data<float>();
-    float* x = var.data<float>();
-    const int64_t n = grad.size();
-    if (momentum_ == 0) {
-      for (int64_t i = 0; i < n; ++i) x[i] -= g[i] * lr;
-      return;
-    }
-    float* m = momentums_[index]->data<float>();
+  void update_step(const Tensor& grad, Variable& var, size_t index, float lr, double step) override {
+    update_steps({{grad, &var, index}}, lr, step);
+  }
+  // Every variable in one pass split between the threads (Optimizer::update_ranges).
+  void update_steps(const std::vector<Update>& updates, float lr, double) override {
     const float mom = f32(momentum_);
-    for (int64_t i = 0; i < n; ++i) {
-      m[i] = m[i] * mom - g[i] * lr;
-      x[i] += nesterov_ ? m[i] * mom - g[i] * lr : m[i];
-    }
-    momentums_[index]->mark_updated();
+    update_ranges(updates, [&](size_t k, int64_t b, int64_t e) {
+      const float* g = updates[k].grad.data<float>();
+      float* x = updates[k].var->data<float>();
+      if (momentum_ == 0) {
+        for (int64_t i = b; i < e; ++i) x[i] -= g[i] * lr;
+        return;
+      }
+      float* m = momentums_[updates[k].index]->data<float>();
+      for (int64_t i = b; i < e; ++i) {
+        m[i] = m[i] * mom - g[i] * lr;
+        x[i] += nesterov_ ? m[i] * mom - g[i] * lr : m[i];
+      }
+    });
+    if (momentum_ != 0)
+      for (const Update& u : updates) momentums_[u.index]->mark_updated();
   }
   Json own_config() const override { return detail::pick(config_, {"momentum", "nesterov"}); }
 

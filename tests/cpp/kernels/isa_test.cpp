@@ -140,5 +140,29 @@ TEST(Isa, EverySetsGeluApproximateKeepsItsRelativeErrorWhereTanhIsNearMinusOne) 
   }
 }
 
+// Adam's update (kernels/optimizer.h) on every set, with and without amsgrad, on lengths that take
+// the vector loops and their remainders: the same bits as the baseline set (built without fused
+// multiply-adds, as every set's copy of this kernel; IEEE sqrt and division are exact on all).
+TEST(Isa, EverySetsAdamUpdateGivesTheBaselinesBits) {
+  std::mt19937 rng(3);
+  const AdamStep s{0.1f, 0.001f, 0.0123f, 1e-7f};
+  for (const bool amsgrad : {false, true})
+    for (int64_t n : {1, 15, 16, 33, 1000}) {
+      const auto g = test::random_floats(rng, n), x = test::random_floats(rng, n);
+      const auto m = test::random_floats(rng, n), v = test::random_floats(rng, n, 0.f, 1.f);
+      const auto vhat = test::random_floats(rng, n, 0.f, 1.f);
+      std::vector<std::vector<float>> want;
+      for (const IsaKernels* set : runnable_isa_kernels()) {
+        auto xs = x, ms = m, vs = v, vh = vhat;
+        set->adam_update(g.data(), xs.data(), ms.data(), vs.data(), amsgrad ? vh.data() : nullptr, n, s);
+        if (want.empty()) want = {xs, ms, vs, vh};
+        EXPECT_EQ(xs, want[0]) << set->name << " n=" << n << " amsgrad=" << amsgrad;
+        EXPECT_EQ(ms, want[1]) << set->name;
+        EXPECT_EQ(vs, want[2]) << set->name;
+        EXPECT_EQ(vh, want[3]) << set->name;
+      }
+    }
+}
+
 }  // namespace
 }  // namespace kerascpp::kernels

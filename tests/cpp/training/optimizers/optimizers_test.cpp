@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <random>
 
 #include "core/naming.h"
 #include "kerascpp/optimizers.h"
@@ -272,6 +273,99 @@ TEST(ApplyGradients, UndefinedGradientSkipsItsVariable) {
   // A subset of the built variables, in another order, is fine (Keras looks them up by identity).
   opt->apply_gradients({Tensor::from_vector({1}, {2})}, {v1});
   EXPECT_EQ(v1->value().data<float>()[0], 1.f);
+}
+
+// Keras's Adam on one element, op by op in float32 (volatile: no fused multiply-adds whatever the
+// build's flags), for the fused pass below.
+float adam_reference(float x, float& m, float& v, float g, float one_minus_b1, float one_minus_b2, float alpha,
+                     float eps) {
+  volatile float t = g - m;
+  t = t * one_minus_b1;
+  m = m + t;
+  volatile float u = g * g;
+  u = u - v;
+  u = u * one_minus_b2;
+  v = v + u;
+  volatile float num = m * alpha, den = std::sqrt(v);
+  den = den + eps;
+  num = num / den;
+  return x - num;
+}
+
+// Adam and SGD update every variable in one pass split between the threads by elements
+// (Optimizer::update_ranges): variables of uneven sizes (one empty) whose elements, 90,008 in all,
+// take two threads where the machine has them, with chunk bounds inside variables. Each element must
+// be Keras's scalar arithmetic, bit for bit.
+TEST(ApplyGradients, OnePassOverEveryVariableGivesEachElementsScalarBits) {
+  const std::vector<int64_t> sizes = {50001, 7, 0, 40000};
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<VariablePtr> vars;
+  std::vector<Tensor> grads;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    std::vector<float> x(sizes[i]), g(sizes[i]);
+    for (auto& e : x) e = dist(rng);
+    for (auto& e : g) e = dist(rng);
+    vars.push_back(std::make_shared<Variable>("v", "d" + std::to_string(i) + "/v", Tensor::from_vector({sizes[i]}, x), true));
+    grads.push_back(Tensor::from_vector({sizes[i]}, g));
+  }
+  auto values = [](const VariablePtr& v) { return std::vector<float>(v->data<float>(), v->data<float>() + v->value().size()); };
+  std::vector<std::vector<float>> x0;
+  for (const auto& v : vars) x0.push_back(values(v));
+
+  OptimizerPtr adam = get(Json{{"class_name", "Adam"}, {"config", {{"learning_rate", 0.01}}}});
+  std::vector<std::vector<float>> m(sizes.size()), vel(sizes.size()), want = x0;
+  for (size_t i = 0; i < sizes.size(); ++i) m[i] = vel[i] = std::vector<float>(sizes[i], 0.f);
+  for (int step = 1; step <= 2; ++step) {
+    adam->apply_gradients(grads, vars);
+    const float b1p = std::pow(0.9f, float(step)), b2p = std::pow(0.999f, float(step));
+    const float alpha = 0.01f * std::sqrt(1.f - b2p) / (1.f - b1p);
+    for (size_t i = 0; i < sizes.size(); ++i)
+      for (int64_t k = 0; k < sizes[i]; ++k)
+        want[i][k] = adam_reference(want[i][k], m[i][k], vel[i][k], grads[i].data<float>()[k], float(1.0 - 0.9),
+                                    float(1.0 - 0.999), alpha, 1e-7f);
+    for (size_t i = 0; i < sizes.size(); ++i) ASSERT_EQ(values(vars[i]), want[i]) << "Adam step " << step << " var " << i;
+  }
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    vars[i]->value().copy_from(Tensor::from_vector({sizes[i]}, x0[i]));
+    want[i] = x0[i];
+    m[i] = std::vector<float>(sizes[i], 0.f);
+  }
+  OptimizerPtr sgd = get(Json{{"class_name", "SGD"}, {"config", {{"learning_rate", 0.1}, {"momentum", 0.9}, {"nesterov", true}}}});
+  for (int step = 1; step <= 2; ++step) {
+    sgd->apply_gradients(grads, vars);
+    for (size_t i = 0; i < sizes.size(); ++i)
+      for (int64_t k = 0; k < sizes[i]; ++k) {
+        const float g = grads[i].data<float>()[k];
+        volatile float a = m[i][k] * 0.9f, b = g * 0.1f;
+        m[i][k] = a - b;
+        volatile float c = m[i][k] * 0.9f;
+        c = c - b;
+        want[i][k] = want[i][k] + c;
+      }
+    for (size_t i = 0; i < sizes.size(); ++i) ASSERT_EQ(values(vars[i]), want[i]) << "SGD step " << step << " var " << i;
+  }
+}
+
+// A gradient is read, never written: clipping works on a copy, and a gradient that is the storage of
+// a variable the step writes (apply_gradients([(v.value, v)]), weight decay by hand) is read as it
+// was before the step, as Keras's tensors are.
+TEST(ApplyGradients, GradientsAreNeverChangedAndMayBeAVariablesOwnValue) {
+  auto v = std::make_shared<Variable>("kernel", "dense/kernel", Tensor::from_vector({3}, {1, -2, 4}), true);
+  const Tensor g = Tensor::from_vector({3}, {3, 4, 12});
+  get(Json{{"class_name", "SGD"}, {"config", {{"learning_rate", 0.5}, {"clipnorm", 1.0}}}})->apply_gradients({g}, {v});
+  EXPECT_EQ(std::vector<float>(g.data<float>(), g.data<float>() + 3), (std::vector<float>{3, 4, 12}));
+  EXPECT_FLOAT_EQ(v->data<float>()[2], 4.f - 0.5f * 12.f / 13.f);
+
+  auto a = std::make_shared<Variable>("kernel", "a/kernel", Tensor::from_vector({4}, {1, -2, 3, -4}), true);
+  auto b = std::make_shared<Variable>("kernel", "b/kernel", Tensor::from_vector({4}, {1, -2, 3, -4}), true);
+  OptimizerPtr own = get(Json{{"class_name", "Adam"}, {"config", {{"learning_rate", 0.1}}}});
+  OptimizerPtr copied = get(Json{{"class_name", "Adam"}, {"config", {{"learning_rate", 0.1}}}});
+  for (int step = 0; step < 3; ++step) {
+    own->apply_gradients({a->value()}, {a});
+    copied->apply_gradients({b->value().copy()}, {b});
+    for (int k = 0; k < 4; ++k) ASSERT_EQ(a->data<float>()[k], b->data<float>()[k]) << "step " << step << " [" << k << "]";
+  }
 }
 
 }  // namespace
