@@ -1,9 +1,11 @@
 """Epoch time of model.fit: Keras 3 (TensorFlow) and kerascpp (Python package) side by side, on the
-same model, initial weights and random data (issue 6). Each framework runs in its own process with
+same model, initial weights and random data (issue 6): an MLP, a small CNN and a 2-layer LSTM(32) over
+40 steps. Each framework runs in its own process with
 the same thread count; the first epoch (tracing / planning) is reported apart from the steady ones.
 ResNet50 (keras.applications, weights=None) is timed per train_on_batch step at batch 32 (issue 21).
 
-    .venv/bin/python bench/training.py [--samples 60000] [--cnn-samples 6000] [--epochs 3] [--threads 2] [--resnet-steps 3]
+    .venv/bin/python bench/training.py [--samples 60000] [--cnn-samples 6000] [--lstm-samples 4096] [--epochs 3]
+                                       [--threads 2] [--resnet-steps 3] [--models mlp cnn lstm resnet50]
 """
 import argparse
 import json
@@ -63,6 +65,10 @@ def build(kind, path, samples):
         x = rng.random((samples, 784), dtype=np.float32)
         model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(128, activation="relu"),
                                   keras.layers.Dense(10, activation="softmax")])
+    elif kind == "lstm":  # the 2-layer LSTM(32) over 40 steps of issue 21's table, as a classifier
+        x = rng.random((samples, 40, 8), dtype=np.float32)
+        model = keras.Sequential([keras.Input((40, 8)), keras.layers.LSTM(32, return_sequences=True),
+                                  keras.layers.LSTM(32), keras.layers.Dense(10, activation="softmax")])
     else:
         x = rng.random((samples, 28, 28, 1), dtype=np.float32)
         model = keras.Sequential([keras.Input((28, 28, 1)), keras.layers.Conv2D(32, 3, activation="relu"),
@@ -78,17 +84,21 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--samples", type=int, default=60000)
     ap.add_argument("--cnn-samples", type=int, default=6000)
+    ap.add_argument("--lstm-samples", type=int, default=4096)
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--models", nargs="+", default=["mlp", "cnn", "lstm", "resnet50"],
+                    choices=["mlp", "cnn", "lstm", "resnet50"], help="which rows to run")
     ap.add_argument("--resnet-steps", type=int, default=3, help="train_on_batch steps of ResNet50 at batch 32 (0: skip)")
     a = ap.parse_args()
     env = dict(os.environ, OMP_NUM_THREADS=str(a.threads), OPENBLAS_NUM_THREADS=str(a.threads),
                TF_CPP_MIN_LOG_LEVEL="3")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        runs = [("mlp", a.samples, a.epochs), ("cnn", a.cnn_samples, a.epochs)]
+        runs = [("mlp", a.samples, a.epochs), ("cnn", a.cnn_samples, a.epochs), ("lstm", a.lstm_samples, a.epochs)]
         if a.resnet_steps:
             runs.append(("resnet50", 32, a.resnet_steps))
+        runs = [r for r in runs if r[0] in a.models]
         for kind, n, epochs in runs:
             path = os.path.join(tmp, kind)
             build(kind, path, n)

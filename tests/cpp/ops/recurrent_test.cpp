@@ -3,9 +3,11 @@
 // masks, go_backwards, zero_output_for_mask and recurrent dropout's mask.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 
 #include "kerascpp/autodiff.h"
+#include "kerascpp/threading.h"
 #include "op_test_util.h"
 #include "ops/ops.h"
 
@@ -134,6 +136,61 @@ TEST(GruSequence, MatchesTheStepLoopAndItsGradientsMatchFiniteDifferences) {
       EXPECT_LE(c.max_error, 2e-2) << c.worst;
     }
   }
+}
+
+// A batch of more than one block of rows (ops/sequence_walk.h: blocks of 16, here 16 + 16 + 5) runs
+// its blocks on the threads: the output matches the step loop over the whole batch bit for bit (the
+// small product gives a row the same bits in a block of any size), and output and gradients are the
+// same bits on 1, 2 and 3 threads; with a mask, go_backwards and recurrent dropout.
+TEST(Sequences, BlocksOfRowsGiveTheSameBitsOnAnyNumberOfThreads) {
+  const int64_t batch = 37, steps = 5, units = 3;
+  const Options o{true, true, false, true, UnaryOp::tanh, UnaryOp::sigmoid};
+  std::mt19937 g(23);
+  const Tensor h0 = test::random_tensor(g, {batch, units}), c0 = test::random_tensor(g, {batch, units});
+  const Tensor xp4 = test::random_tensor(g, {batch, steps, 4 * units}), u4 = test::random_tensor(g, {units, 4 * units});
+  const Tensor xp3 = test::random_tensor(g, {batch, steps, 3 * units}), u3 = test::random_tensor(g, {units, 3 * units});
+  const Tensor rb = test::random_tensor(g, {3 * units}), dout4 = test::random_tensor(g, {batch, steps, 3 * units});
+  const Tensor dout3 = test::random_tensor(g, {batch, steps, 2 * units});
+  std::vector<float> m(batch * steps), r(batch * units);
+  for (auto& v : m) v = g() % 4 == 0 ? 0.f : 1.f;
+  for (auto& v : r) v = g() % 3 == 0 ? 0.f : 1.5f;
+  const Tensor mask = Tensor::from_vector({batch, steps}, m), rm = Tensor::from_vector({batch, units}, r);
+  const Tensor got = ops::lstm_sequence(xp4, h0, c0, u4, rm, mask, o.backwards, o.zero_output, o.act, o.ract);
+  const Tensor want = step_by_step(xp4, h0, c0, u4, rm, mask, o);
+  ASSERT_EQ(got.shape(), want.shape());
+  for (int64_t i = 0; i < got.size(); ++i) ASSERT_EQ(got.data<float>()[i], want.data<float>()[i]) << i;
+  const Tensor got3 = ops::gru_sequence(xp3, h0, u3, rb, rm, mask, o.backwards, o.zero_output, o.act, o.ract);
+  const Tensor want3 = gru_step_by_step(xp3, h0, u3, rb, rm, mask, o);
+  ASSERT_EQ(got3.shape(), want3.shape());
+  // As in GruSequence above: 1e-6 leaves room for a build that fuses a multiply-add.
+  for (int64_t i = 0; i < got3.size(); ++i) ASSERT_NEAR(got3.data<float>()[i], want3.data<float>()[i], 1e-6) << i;
+  std::vector<std::vector<Tensor>> by_threads;
+  for (int threads : {1, 2, 3}) {
+    set_num_threads(threads);
+    std::vector<Tensor> got;
+    {
+      GradientTape tape;
+      for (const Tensor* t : {&xp4, &h0, &c0, &u4}) tape.watch(*t);
+      const Tensor y = ops::lstm_sequence(xp4, h0, c0, u4, rm, mask, o.backwards, o.zero_output, o.act, o.ract);
+      got = tape.gradient(y, {xp4, h0, c0, u4}, dout4);
+      got.push_back(y);
+    }
+    {
+      GradientTape tape;
+      for (const Tensor* t : {&xp3, &h0, &u3, &rb}) tape.watch(*t);
+      const Tensor y = ops::gru_sequence(xp3, h0, u3, rb, rm, mask, o.backwards, o.zero_output, o.act, o.ract);
+      for (const Tensor& d : tape.gradient(y, {xp3, h0, u3, rb}, dout3)) got.push_back(d);
+      got.push_back(y);
+    }
+    by_threads.push_back(got);
+  }
+  set_num_threads(0);
+  for (size_t t = 1; t < by_threads.size(); ++t)
+    for (size_t k = 0; k < by_threads[0].size(); ++k) {
+      ASSERT_EQ(by_threads[t][k].shape(), by_threads[0][k].shape()) << k;
+      EXPECT_EQ(std::memcmp(by_threads[t][k].raw_data(), by_threads[0][k].raw_data(), by_threads[0][k].nbytes()), 0)
+          << "threads " << t + 1 << " tensor " << k;
+    }
 }
 
 TEST(LstmSequence, NamesShapesThatDoNotFit) {
