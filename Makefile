@@ -63,14 +63,15 @@ bench: deps
 	.venv/bin/python bench/run_all.py --build $(abspath $(BUILD)) $(BENCH_ARGS)
 	.venv/bin/python bench/small_models.py --build $(abspath $(BUILD)) $(BENCH_ARGS)
 
-# Training (issue 6): epoch time of fit against Keras 3 on TensorFlow (an MLP on MNIST-sized random
-# data and a small CNN), then the soak run: 1,000 epochs with get_weights in every batch callback,
-# time and RSS of the first and last 10% of epochs (about 10 minutes on 2 cores).
+# Training (issues 6, 21): epoch time of fit against Keras 3 on TensorFlow (an MLP on MNIST-sized random
+# data, a small CNN, a 2-layer LSTM and ResNet50's train_on_batch, two rounds; writes its section of
+# docs/benchmarks.md; about 5 minutes on 2 cores), then the soak run: 1,000 epochs with get_weights in
+# every batch callback, time and RSS of the first and last 10% of epochs.
 bench-training: deps
 	scripts/install_deps.sh --python
 	$(CONFIGURE_PY)
 	cmake --build $(BUILD) -j$(JOBS) --target bench_train_soak _kerascpp
-	PYTHONPATH=$(abspath python) .venv/bin/python bench/training.py
+	PYTHONPATH=$(abspath python) .venv/bin/python bench/training.py --doc docs/benchmarks.md
 	$(BUILD)/bench_train_soak tests/fixtures/training/mlp_adam 1000
 
 # Data-parallel training (issue 22): fit's samples per second on 1 and 2 worker processes (Gloo over TCP
