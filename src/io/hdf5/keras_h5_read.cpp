@@ -122,8 +122,9 @@ StringsRead File::read_strings(const Attr& a, std::vector<std::string>* out, std
   // Bounded by the file: each collection is walked once, the collections walked may not total more
   // bytes than the file (they overlap otherwise), nor the strings read (one heap object referenced
   // again and again would multiply them).
-  HeapCache local;
-  HeapCache& cache = heaps ? *heaps : local;
+  std::unique_lock<std::mutex> lock(heaps_mutex_, std::defer_lock);
+  if (!heaps) lock.lock();
+  HeapCache& cache = heaps ? *heaps : heaps_;
   if (out) out->reserve(n);
   uint64_t total = 0;
   for (uint64_t i = 0; i < n; ++i) {

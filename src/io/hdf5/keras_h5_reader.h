@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -99,7 +100,9 @@ class File {
   const Object* find(const Object& from, std::string_view rel) const;
   // An attribute's strings, with the contract of detail::read_strings.
   // out == nullptr checks every reference without reading the strings; `heaps` carries the
-  // collections from one call to the next.
+  // collections from one call to the next (nullptr: the file's own cache, so that the string
+  // attributes a load reads, model_config, layer_names and each layer's weight_names, walk each
+  // collection once between them; thread-safe).
   StringsRead read_strings(const Attr& a, std::vector<std::string>* out, std::string* why,
                            HeapCache* heaps = nullptr) const;
   // A dataset's dtype, or nullopt with *why describing the type (as detail::dtype_of).
@@ -116,6 +119,10 @@ class File {
   const char* data_ = nullptr;
   uint64_t size_ = 0;  // the stored end of file (no larger than the buffer)
   std::vector<Object> objects_;  // [0] is the root group
+
+ private:
+  mutable std::mutex heaps_mutex_;  // guards heaps_
+  mutable HeapCache heaps_;         // read_strings' collections, filled as attributes are read
 };
 
 // "a 4-byte float", ... worded as detail::describe_type.

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <random>
+#include <thread>
 
 #include "containers_test_util.h"
 #include "io/hdf5/hdf5_file.h"
@@ -184,6 +185,24 @@ TEST(KerasH5Reader, AnObjectOutsideTheSubsetStillHasItsAttributesChecked) {
   EXPECT_NE(msg.find("Unable to open \"k.h5\" as an HDF5 file: damaged at \"/\": attribute \"model_config\": "
                      "damaged global heap collection at address"), std::string::npos) << msg;
   EXPECT_NE(msg.find("no object 999"), std::string::npos) << msg;
+}
+
+// A file's global heap collections are walked once, into the file's own cache, by whichever read of
+// a string attribute comes first: threads reading one file's attributes at once (the first of them
+// filling the cache) all get the answers of a file read alone.
+TEST(KerasH5Reader, StringAttributesReadFromManyThreadsAtOnce) {
+  std::string want;
+  dump(H5File::open(fixture("keras3_mlp.h5")).root(), &want);
+  ASSERT_NE(want.find("attr layer_names = [dense]"), std::string::npos) << want;
+  for (int round = 0; round < 20; ++round) {
+    H5File f = H5File::open(fixture("keras3_mlp.h5"));
+    ASSERT_EQ(f.backend(), "keras-subset");
+    std::vector<std::string> got(4);
+    std::vector<std::thread> threads;
+    for (std::string& g : got) threads.emplace_back([&f, &g] { dump(f.root(), &g); });
+    for (std::thread& t : threads) t.join();
+    for (const std::string& g : got) ASSERT_EQ(g, want) << "round " << round;
+  }
 }
 
 // An attribute whose strings all name one heap object is refused once they total more than the file.
