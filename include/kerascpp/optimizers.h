@@ -104,8 +104,8 @@ class Optimizer {
   // Adds an optimizer variable not tied to a model variable (Nadam's u_product); path "<name>/<var_name>".
   VariablePtr add_variable(const std::string& var_name, const Shape& shape, float initial,
                            DType dtype = DType::float32);
-  // Called once per apply_gradients before the per-variable update_step calls (Keras's
-  // _backend_update_step; Nadam updates its u_product there). step as in update_step.
+  // Called once per apply_gradients before update_steps (Keras's _backend_update_step; Nadam updates
+  // its u_product there). step as in update_step.
   virtual void before_update_steps(double step) {}
   // Create the slots for vars, in Keras's order.
   virtual void do_build(const std::vector<VariablePtr>& vars) = 0;
@@ -126,8 +126,9 @@ class Optimizer {
   Json config_;
 
  private:
-  // apply_gradients' steps: clip, weight decay and update_step; then averages and the call counter.
-  void clip_and_update(std::vector<Update>& updates);
+  // apply_gradients' steps: clip, weight decay and update_steps (one_by_one: one variable a call, in
+  // order, where two entries share storage); then averages and the call counter.
+  void clip_and_update(std::vector<Update>& updates, bool one_by_one);
   // update_ranges' loop, with f behind a function pointer (in optimizer.cpp, beside the thread pool).
   using RangeBody = void (*)(void* body, size_t k, int64_t begin, int64_t end);
   static void for_update_ranges(const std::vector<Update>& updates, RangeBody run, void* body);

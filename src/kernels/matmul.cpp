@@ -91,6 +91,8 @@ const MatmulCandidate& first_taking(int64_t m, int64_t n, int64_t k) {
 
 std::span<const MatmulCandidate> matmul_candidates() { return kCandidates; }
 
+bool matmul_takes_small(int64_t m, int64_t n, int64_t k) { return small_refuses(m, n, k) == nullptr; }
+
 MatmulChoice matmul_choice(int64_t m, int64_t n, int64_t k) {
   MatmulChoice choice{&first_taking(m, n, k), ""};
   for (const MatmulCandidate& c : kCandidates) {

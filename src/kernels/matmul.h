@@ -40,6 +40,9 @@ struct MatmulChoice {
   std::string refusals;  // "small: m*n*k > 2097152 (128^3): ..." ("" when the first one takes it)
 };
 MatmulChoice matmul_choice(int64_t m, int64_t n, int64_t k);
+// Whether matmul takes these sizes on the small path (matmul_choice's first candidate, without the
+// refusals' text).
+bool matmul_takes_small(int64_t m, int64_t n, int64_t k);
 
 // Dispatching matmul. k == 0 writes zeros; m == 0 or n == 0 writes nothing.
 void matmul(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);

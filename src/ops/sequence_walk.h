@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <string_view>
 
 #include "kerascpp/tensor.h"
 #include "kernels/matmul.h"
@@ -69,7 +68,7 @@ inline constexpr int64_t kRowBlock = 16;
 // f(b0, rows) for each block of rows.
 template <typename F>
 void for_row_blocks(int64_t batch, int64_t units, int64_t width, F&& f) {
-  if (batch <= kRowBlock || std::string_view(kernels::matmul_choice(batch, width, units).candidate->name) != "small")
+  if (batch <= kRowBlock || !kernels::matmul_takes_small(batch, width, units))
     return f(int64_t{0}, batch);
   const int64_t blocks = (batch + kRowBlock - 1) / kRowBlock;
   kernels::parallel_chunks(

@@ -302,13 +302,19 @@ void Optimizer::apply_gradients(const std::vector<Tensor>& grads, const std::vec
 
   // Undefined gradients are skipped (base_optimizer._filter_empty_gradients). A float32 gradient is
   // read in place unless this step changes it (loss scaling, accumulation, clipping) or it shares
-  // storage with a variable the step writes (a user's apply_gradients([(v.value, v)])): then it is
-  // copied first, as any other dtype is converted, so the caller's tensors never change.
+  // storage with a variable the step writes or one of the optimizer's own (a user's
+  // apply_gradients([(v.value, v)])): then it is copied first, as any other dtype is converted, so the
+  // caller's tensors never change and no update reads what it writes.
   const bool changes_gradients = !config_["loss_scale_factor"].is_null() || accumulation_steps_ > 0 ||
                                  clipnorm_ > 0 || global_clipnorm_ > 0 || clipvalue_ > 0;
   std::vector<const Storage*> written;
   for (size_t i = 0; i < vars.size(); ++i)
     if (grads[i].defined()) written.push_back(vars[i]->value().storage().get());
+  std::sort(written.begin(), written.end());
+  // One storage listed twice (a variable given twice, or variables sharing storage): the updates run
+  // one after the other in the given order, as they always did, never at once on the threads.
+  const bool one_by_one = std::adjacent_find(written.begin(), written.end()) != written.end();
+  for (const VariablePtr& v : slots_) written.push_back(v->value().storage().get());
   std::sort(written.begin(), written.end());
   std::vector<Update> updates;
   for (size_t i = 0; i < vars.size(); ++i) {
@@ -351,11 +357,11 @@ void Optimizer::apply_gradients(const std::vector<Tensor>& grads, const std::vec
       return;
     }
   }
-  clip_and_update(updates);
+  clip_and_update(updates, one_by_one);
   finish_step();
 }
 
-void Optimizer::clip_and_update(std::vector<Update>& updates) {
+void Optimizer::clip_and_update(std::vector<Update>& updates, bool one_by_one) {
   // base_optimizer._clip_gradients: `if self.clipnorm and self.clipnorm > 0` etc.
   if (clipnorm_ > 0) {
     for (Update& u : updates) clip_by_norm(u.grad.data<float>(), u.grad.size(), detail::f32(clipnorm_));
@@ -378,7 +384,10 @@ void Optimizer::clip_and_update(std::vector<Update>& updates) {
   }
   const double step = static_cast<double>(iterations() + 1);
   before_update_steps(step);
-  update_steps(updates, lr, step);
+  if (one_by_one)
+    for (const Update& u : updates) update_steps({u}, lr, step);
+  else
+    update_steps(updates, lr, step);
   for (const Update& u : updates) u.var->mark_updated();
 }
 

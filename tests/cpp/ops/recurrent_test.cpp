@@ -3,11 +3,13 @@
 // masks, go_backwards, zero_output_for_mask and recurrent dropout's mask.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 
 #include "kerascpp/autodiff.h"
 #include "kerascpp/threading.h"
+#include "kernels/parallel.h"
 #include "op_test_util.h"
 #include "ops/ops.h"
 
@@ -138,59 +140,91 @@ TEST(GruSequence, MatchesTheStepLoopAndItsGradientsMatchFiniteDifferences) {
   }
 }
 
+// lstm_sequence's and gru_sequence's outputs and gradients on rows [b0, b0 + rows) of the inputs:
+// {lstm y, dxp, dh0, dc0, du, gru y, dxp, dh0, du, drb}, and last the LSTM's output without a tape.
+struct SequenceInputs {
+  Tensor h0, c0, xp4, u4, xp3, u3, rb, dout4, dout3, mask, rm;
+};
+std::vector<Tensor> run_sequences(const SequenceInputs& in, const Options& o, int64_t b0, int64_t rows) {
+  auto part = [&](const Tensor& t) { return t.slice(b0, rows).copy(); };
+  const Tensor h0 = part(in.h0), c0 = part(in.c0), xp4 = part(in.xp4), xp3 = part(in.xp3), mask = part(in.mask),
+               rm = part(in.rm);
+  std::vector<Tensor> out;
+  {
+    GradientTape tape;
+    for (const Tensor* t : {&xp4, &h0, &c0, &in.u4}) tape.watch(*t);
+    const Tensor y = ops::lstm_sequence(xp4, h0, c0, in.u4, rm, mask, o.backwards, o.zero_output, o.act, o.ract);
+    out.push_back(y);
+    for (const Tensor& d : tape.gradient(y, {xp4, h0, c0, in.u4}, part(in.dout4))) out.push_back(d);
+  }
+  {
+    GradientTape tape;
+    for (const Tensor* t : {&xp3, &h0, &in.u3, &in.rb}) tape.watch(*t);
+    const Tensor y = ops::gru_sequence(xp3, h0, in.u3, in.rb, rm, mask, o.backwards, o.zero_output, o.act, o.ract);
+    out.push_back(y);
+    for (const Tensor& d : tape.gradient(y, {xp3, h0, in.u3, in.rb}, part(in.dout3))) out.push_back(d);
+  }
+  out.push_back(ops::lstm_sequence(xp4, h0, c0, in.u4, rm, mask, o.backwards, o.zero_output, o.act, o.ract));
+  return out;
+}
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+  return a.shape() == b.shape() && std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
+}
+
 // A batch of more than one block of rows (ops/sequence_walk.h: blocks of 16, here 16 + 16 + 5) runs
-// its blocks on the threads: the output matches the step loop over the whole batch bit for bit (the
-// small product gives a row the same bits in a block of any size), and output and gradients are the
-// same bits on 1, 2 and 3 threads; with a mask, go_backwards and recurrent dropout.
-TEST(Sequences, BlocksOfRowsGiveTheSameBitsOnAnyNumberOfThreads) {
+// its blocks on the threads, with a mask, go_backwards, recurrent dropout and either
+// zero_output_for_mask. Each row's output and its gradients (xp, h0, c0) have the bits of the same
+// rows run alone (at most one block: no split), the kernels' gradients, sums over the rows, match
+// those of the parts summed, the LSTM matches the step loop over the whole batch bit for bit (the
+// small product gives a row the same bits in a block of any size), and everything is the same bits on
+// 1, 2 and 3 threads.
+TEST(Sequences, BlocksOfRowsGiveEachRowsBitsOnAnyNumberOfThreads) {
   const int64_t batch = 37, steps = 5, units = 3;
-  const Options o{true, true, false, true, UnaryOp::tanh, UnaryOp::sigmoid};
   std::mt19937 g(23);
-  const Tensor h0 = test::random_tensor(g, {batch, units}), c0 = test::random_tensor(g, {batch, units});
-  const Tensor xp4 = test::random_tensor(g, {batch, steps, 4 * units}), u4 = test::random_tensor(g, {units, 4 * units});
-  const Tensor xp3 = test::random_tensor(g, {batch, steps, 3 * units}), u3 = test::random_tensor(g, {units, 3 * units});
-  const Tensor rb = test::random_tensor(g, {3 * units}), dout4 = test::random_tensor(g, {batch, steps, 3 * units});
-  const Tensor dout3 = test::random_tensor(g, {batch, steps, 2 * units});
+  SequenceInputs in;
+  in.h0 = test::random_tensor(g, {batch, units}), in.c0 = test::random_tensor(g, {batch, units});
+  in.xp4 = test::random_tensor(g, {batch, steps, 4 * units}), in.u4 = test::random_tensor(g, {units, 4 * units});
+  in.xp3 = test::random_tensor(g, {batch, steps, 3 * units}), in.u3 = test::random_tensor(g, {units, 3 * units});
+  in.rb = test::random_tensor(g, {3 * units}), in.dout4 = test::random_tensor(g, {batch, steps, 3 * units});
+  in.dout3 = test::random_tensor(g, {batch, steps, 2 * units});
   std::vector<float> m(batch * steps), r(batch * units);
   for (auto& v : m) v = g() % 4 == 0 ? 0.f : 1.f;
   for (auto& v : r) v = g() % 3 == 0 ? 0.f : 1.5f;
-  const Tensor mask = Tensor::from_vector({batch, steps}, m), rm = Tensor::from_vector({batch, units}, r);
-  const Tensor got = ops::lstm_sequence(xp4, h0, c0, u4, rm, mask, o.backwards, o.zero_output, o.act, o.ract);
-  const Tensor want = step_by_step(xp4, h0, c0, u4, rm, mask, o);
-  ASSERT_EQ(got.shape(), want.shape());
-  for (int64_t i = 0; i < got.size(); ++i) ASSERT_EQ(got.data<float>()[i], want.data<float>()[i]) << i;
-  const Tensor got3 = ops::gru_sequence(xp3, h0, u3, rb, rm, mask, o.backwards, o.zero_output, o.act, o.ract);
-  const Tensor want3 = gru_step_by_step(xp3, h0, u3, rb, rm, mask, o);
-  ASSERT_EQ(got3.shape(), want3.shape());
-  // As in GruSequence above: 1e-6 leaves room for a build that fuses a multiply-add.
-  for (int64_t i = 0; i < got3.size(); ++i) ASSERT_NEAR(got3.data<float>()[i], want3.data<float>()[i], 1e-6) << i;
-  std::vector<std::vector<Tensor>> by_threads;
-  for (int threads : {1, 2, 3}) {
-    set_num_threads(threads);
-    std::vector<Tensor> got;
-    {
-      GradientTape tape;
-      for (const Tensor* t : {&xp4, &h0, &c0, &u4}) tape.watch(*t);
-      const Tensor y = ops::lstm_sequence(xp4, h0, c0, u4, rm, mask, o.backwards, o.zero_output, o.act, o.ract);
-      got = tape.gradient(y, {xp4, h0, c0, u4}, dout4);
-      got.push_back(y);
+  in.mask = Tensor::from_vector({batch, steps}, m), in.rm = Tensor::from_vector({batch, units}, r);
+  SCOPED_TRACE(::testing::Message() << "the engine runs " << kernels::detail::threads_for(1 << 20, 1)
+                                    << " thread(s) here at most");
+  for (const bool zero_output : {false, true}) {
+    SCOPED_TRACE(::testing::Message() << "zero_output_for_mask " << zero_output);
+    const Options o{true, true, zero_output, true, UnaryOp::tanh, UnaryOp::sigmoid};
+    const Tensor want = step_by_step(in.xp4, in.h0, in.c0, in.u4, in.rm, in.mask, o);
+    std::vector<std::vector<Tensor>> by_threads;
+    for (int threads : {1, 2, 3}) {
+      set_num_threads(threads);
+      by_threads.push_back(run_sequences(in, o, 0, batch));
     }
-    {
-      GradientTape tape;
-      for (const Tensor* t : {&xp3, &h0, &u3, &rb}) tape.watch(*t);
-      const Tensor y = ops::gru_sequence(xp3, h0, u3, rb, rm, mask, o.backwards, o.zero_output, o.act, o.ract);
-      for (const Tensor& d : tape.gradient(y, {xp3, h0, u3, rb}, dout3)) got.push_back(d);
-      got.push_back(y);
+    set_num_threads(0);
+    const std::vector<Tensor>& whole = by_threads[0];
+    ASSERT_TRUE(same_bits(whole[0], want));
+    ASSERT_TRUE(same_bits(whole[10], whole[0])) << "the output without a tape";
+    for (size_t t = 1; t < by_threads.size(); ++t)
+      for (size_t k = 0; k < whole.size(); ++k) EXPECT_TRUE(same_bits(by_threads[t][k], whole[k])) << "threads " << t + 1 << " tensor " << k;
+    // The rows in parts of 16, 16 and 5, each run alone.
+    std::vector<double> du(whole[4].size(), 0.0), du3(whole[8].size(), 0.0), drb(whole[9].size(), 0.0);
+    for (int64_t b0 = 0; b0 < batch; b0 += 16) {
+      const int64_t rows = std::min<int64_t>(16, batch - b0);
+      const std::vector<Tensor> p = run_sequences(in, o, b0, rows);
+      for (size_t k : {0, 1, 2, 3, 5, 6, 7})
+        EXPECT_TRUE(same_bits(p[k], whole[k].slice(b0, rows).copy())) << "rows from " << b0 << " tensor " << k;
+      for (size_t i = 0; i < du.size(); ++i) du[i] += p[4].data<float>()[i];
+      for (size_t i = 0; i < du3.size(); ++i) du3[i] += p[8].data<float>()[i];
+      for (size_t i = 0; i < drb.size(); ++i) drb[i] += p[9].data<float>()[i];
     }
-    by_threads.push_back(got);
+    // Sums over the rows and steps in another order: float32 round-off of a few terms' sizes.
+    for (size_t i = 0; i < du.size(); ++i) EXPECT_NEAR(whole[4].data<float>()[i], du[i], 1e-5 * (1 + std::fabs(du[i]))) << i;
+    for (size_t i = 0; i < du3.size(); ++i) EXPECT_NEAR(whole[8].data<float>()[i], du3[i], 1e-5 * (1 + std::fabs(du3[i]))) << i;
+    for (size_t i = 0; i < drb.size(); ++i) EXPECT_NEAR(whole[9].data<float>()[i], drb[i], 1e-5 * (1 + std::fabs(drb[i]))) << i;
   }
-  set_num_threads(0);
-  for (size_t t = 1; t < by_threads.size(); ++t)
-    for (size_t k = 0; k < by_threads[0].size(); ++k) {
-      ASSERT_EQ(by_threads[t][k].shape(), by_threads[0][k].shape()) << k;
-      EXPECT_EQ(std::memcmp(by_threads[t][k].raw_data(), by_threads[0][k].raw_data(), by_threads[0][k].nbytes()), 0)
-          << "threads " << t + 1 << " tensor " << k;
-    }
 }
 
 TEST(LstmSequence, NamesShapesThatDoNotFit) {

@@ -11,6 +11,7 @@
 
 #include "core/naming.h"
 #include "kerascpp/optimizers.h"
+#include "kerascpp/threading.h"
 #include "../../test_paths.h"
 
 namespace kerascpp::optimizers {
@@ -313,6 +314,7 @@ TEST(ApplyGradients, OnePassOverEveryVariableGivesEachElementsScalarBits) {
   std::vector<std::vector<float>> x0;
   for (const auto& v : vars) x0.push_back(values(v));
 
+  set_num_threads(2);  // the engine's threads share the pass where OpenMP and the BLAS allow it
   OptimizerPtr adam = get(Json{{"class_name", "Adam"}, {"config", {{"learning_rate", 0.01}}}});
   std::vector<std::vector<float>> m(sizes.size()), vel(sizes.size()), want = x0;
   for (size_t i = 0; i < sizes.size(); ++i) m[i] = vel[i] = std::vector<float>(sizes[i], 0.f);
@@ -345,6 +347,50 @@ TEST(ApplyGradients, OnePassOverEveryVariableGivesEachElementsScalarBits) {
       }
     for (size_t i = 0; i < sizes.size(); ++i) ASSERT_EQ(values(vars[i]), want[i]) << "SGD step " << step << " var " << i;
   }
+  // Plain SGD, and Adam with amsgrad (velocity_hat = max(velocity_hat, velocity), read in v's place).
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    vars[i]->value().copy_from(Tensor::from_vector({sizes[i]}, x0[i]));
+    want[i] = x0[i];
+  }
+  get(Json{{"class_name", "SGD"}, {"config", {{"learning_rate", 0.1}}}})->apply_gradients(grads, vars);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    for (int64_t k = 0; k < sizes[i]; ++k) {
+      volatile float d = grads[i].data<float>()[k] * 0.1f;
+      want[i][k] = want[i][k] - d;
+    }
+    ASSERT_EQ(values(vars[i]), want[i]) << "plain SGD var " << i;
+  }
+  OptimizerPtr ams = get(Json{{"class_name", "Adam"}, {"config", {{"learning_rate", 0.01}, {"amsgrad", true}}}});
+  for (size_t i = 0; i < sizes.size(); ++i) m[i] = vel[i] = std::vector<float>(sizes[i], 0.f);
+  std::vector<std::vector<float>> vhat = m;
+  for (int step = 1; step <= 2; ++step) {
+    // The second step's gradients are smaller, so that velocity_hat keeps the first step's.
+    std::vector<Tensor> gs;
+    for (const Tensor& t : grads) {
+      Tensor c = t.copy();
+      for (int64_t k = 0; k < c.size(); ++k) c.data<float>()[k] *= step == 1 ? 1.f : 0.25f;
+      gs.push_back(c);
+    }
+    ams->apply_gradients(gs, vars);
+    const float b1p = std::pow(0.9f, float(step)), b2p = std::pow(0.999f, float(step));
+    const float alpha = 0.01f * std::sqrt(1.f - b2p) / (1.f - b1p);
+    for (size_t i = 0; i < sizes.size(); ++i)
+      for (int64_t k = 0; k < sizes[i]; ++k) {
+        float v_after = vel[i][k];
+        float x_unused = 0.f;
+        (void)adam_reference(x_unused, m[i][k], v_after, gs[i].data<float>()[k], float(1.0 - 0.9), float(1.0 - 0.999),
+                             alpha, 1e-7f);  // moves m and v as Adam does
+        m[i][k] = m[i][k];
+        vel[i][k] = v_after;
+        vhat[i][k] = std::max(vhat[i][k], vel[i][k]);
+        volatile float num = m[i][k] * alpha, den = std::sqrt(vhat[i][k]);
+        den = den + 1e-7f;
+        num = num / den;
+        want[i][k] = want[i][k] - num;
+      }
+    for (size_t i = 0; i < sizes.size(); ++i) ASSERT_EQ(values(vars[i]), want[i]) << "amsgrad step " << step << " var " << i;
+  }
+  set_num_threads(0);
 }
 
 // A gradient is read, never written: clipping works on a copy, and a gradient that is the storage of
@@ -357,14 +403,56 @@ TEST(ApplyGradients, GradientsAreNeverChangedAndMayBeAVariablesOwnValue) {
   EXPECT_EQ(std::vector<float>(g.data<float>(), g.data<float>() + 3), (std::vector<float>{3, 4, 12}));
   EXPECT_FLOAT_EQ(v->data<float>()[2], 4.f - 0.5f * 12.f / 13.f);
 
-  auto a = std::make_shared<Variable>("kernel", "a/kernel", Tensor::from_vector({4}, {1, -2, 3, -4}), true);
-  auto b = std::make_shared<Variable>("kernel", "b/kernel", Tensor::from_vector({4}, {1, -2, 3, -4}), true);
-  OptimizerPtr own = get(Json{{"class_name", "Adam"}, {"config", {{"learning_rate", 0.1}}}});
-  OptimizerPtr copied = get(Json{{"class_name", "Adam"}, {"config", {{"learning_rate", 0.1}}}});
+  // Each variable's gradient is the other one's storage: the second update must read the first
+  // variable as it was before the step, not as the first update left it.
+  auto vars_of = [] {
+    return std::vector<VariablePtr>{
+        std::make_shared<Variable>("kernel", "a/kernel", Tensor::from_vector({4}, {1, -2, 3, -4}), true),
+        std::make_shared<Variable>("kernel", "b/kernel", Tensor::from_vector({4}, {0.5f, 2, -1, 8}), true)};
+  };
+  const std::vector<VariablePtr> crossed = vars_of(), copied = vars_of();
+  OptimizerPtr o1 = get(Json{{"class_name", "Adam"}, {"config", {{"learning_rate", 0.1}}}});
+  OptimizerPtr o2 = get(Json{{"class_name", "Adam"}, {"config", {{"learning_rate", 0.1}}}});
   for (int step = 0; step < 3; ++step) {
-    own->apply_gradients({a->value()}, {a});
-    copied->apply_gradients({b->value().copy()}, {b});
-    for (int k = 0; k < 4; ++k) ASSERT_EQ(a->data<float>()[k], b->data<float>()[k]) << "step " << step << " [" << k << "]";
+    o1->apply_gradients({crossed[1]->value(), crossed[0]->value()}, crossed);
+    o2->apply_gradients({copied[1]->value().copy(), copied[0]->value().copy()}, copied);
+    for (int v = 0; v < 2; ++v)
+      for (int k = 0; k < 4; ++k)
+        ASSERT_EQ(crossed[v]->data<float>()[k], copied[v]->data<float>()[k]) << "step " << step << " var " << v << " [" << k << "]";
+  }
+  // The gradient is an optimizer slot (its momentum): read as before the step too.
+  const std::vector<VariablePtr> s1 = vars_of(), s2 = vars_of();
+  OptimizerPtr p1 = get(Json{{"class_name", "Adam"}, {"config", {{"learning_rate", 0.1}}}});
+  OptimizerPtr p2 = get(Json{{"class_name", "Adam"}, {"config", {{"learning_rate", 0.1}}}});
+  p1->apply_gradients({s1[0]->value(), s1[1]->value().copy()}, s1);
+  p2->apply_gradients({s2[0]->value().copy(), s2[1]->value().copy()}, s2);
+  for (int step = 0; step < 2; ++step) {
+    p1->apply_gradients({p1->slot(*s1[0], "momentum")->value(), Tensor()}, s1);
+    p2->apply_gradients({p2->slot(*s2[0], "momentum")->value().copy(), Tensor()}, s2);
+    for (int k = 0; k < 4; ++k) ASSERT_EQ(s1[0]->data<float>()[k], s2[0]->data<float>()[k]) << "step " << step << " [" << k << "]";
+  }
+}
+
+// A variable listed twice is updated twice, one after the other in the given order, never by two
+// threads at once (40,000 elements each: a pass the threads would split). Each entry has the slot the
+// optimizer built for it (Keras would look both up by the variable and share one: a corner where
+// kerascpp keeps its behaviour from before the one-pass update).
+TEST(ApplyGradients, AVariableListedTwiceIsUpdatedTwiceInOrder) {
+  std::vector<float> x(40000), g1(40000), g2(40000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.001f * float(i % 997), g1[i] = 1.f, g2[i] = -0.5f;
+  auto twice = std::make_shared<Variable>("kernel", "t/kernel", Tensor::from_vector({40000}, x), true);
+  set_num_threads(2);
+  get(Json{{"class_name", "SGD"}, {"config", {{"learning_rate", 0.1}, {"momentum", 0.9}}}})
+      ->apply_gradients({Tensor::from_vector({40000}, g1), Tensor::from_vector({40000}, g2)}, {twice, twice});
+  set_num_threads(0);
+  // By hand, each entry with its own momentum starting at 0: x += -0.1 g1, then x += -0.1 g2.
+  for (size_t i = 0; i < x.size(); ++i) {
+    volatile float m1 = 0.f * 0.9f, m2 = 0.f * 0.9f, d1 = g1[i] * 0.1f, d2 = g2[i] * 0.1f;
+    m1 = m1 - d1;
+    m2 = m2 - d2;
+    volatile float want = x[i] + m1;
+    want = want + m2;
+    ASSERT_EQ(twice->data<float>()[i], want) << i;
   }
 }
 
