@@ -134,7 +134,7 @@ Tensor Tensor::from_vector(Shape shape, const std::vector<float>& values) {
   Tensor t = empty(std::move(shape));
   KCPP_CHECK(static_cast<int64_t>(values.size()) == t.size(), ValueError, "Expected ", t.size(),
              " values for shape ", shape_str(t.shape()), ". Received: ", values.size(), " values");
-  std::memcpy(t.raw_data(), values.data(), t.nbytes());
+  if (!values.empty()) std::memcpy(t.raw_data(), values.data(), t.nbytes());  // an empty vector's data() may be null
   return t;
 }
 
