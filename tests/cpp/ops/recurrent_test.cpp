@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <utility>
 
 #include "kerascpp/autodiff.h"
 #include "kerascpp/threading.h"
@@ -224,6 +225,27 @@ TEST(Sequences, BlocksOfRowsGiveEachRowsBitsOnAnyNumberOfThreads) {
     for (size_t i = 0; i < du.size(); ++i) EXPECT_NEAR(whole[4].data<float>()[i], du[i], 1e-5 * (1 + std::fabs(du[i]))) << i;
     for (size_t i = 0; i < du3.size(); ++i) EXPECT_NEAR(whole[8].data<float>()[i], du3[i], 1e-5 * (1 + std::fabs(du3[i]))) << i;
     for (size_t i = 0; i < drb.size(); ++i) EXPECT_NEAR(whole[9].data<float>()[i], drb[i], 1e-5 * (1 + std::fabs(drb[i]))) << i;
+  }
+}
+
+// No rows, or no steps: empty outputs and gradients of the inputs' shapes (zeros where nothing flows).
+TEST(Sequences, NoRowsOrNoStepsGiveEmptyOutputs) {
+  for (const auto& [batch, steps] : {std::pair<int64_t, int64_t>{0, 4}, {20, 0}}) {
+    SCOPED_TRACE(::testing::Message() << "batch " << batch << " steps " << steps);
+    const int64_t units = 3;
+    const Tensor h0 = Tensor::zeros({batch, units}), xp4 = Tensor::zeros({batch, steps, 4 * units});
+    const Tensor u4 = Tensor::zeros({units, 4 * units}), xp3 = Tensor::zeros({batch, steps, 3 * units});
+    const Tensor u3 = Tensor::zeros({units, 3 * units}), rb = Tensor::zeros({3 * units});
+    GradientTape tape;
+    for (const Tensor* t : {&h0, &xp4, &u4, &xp3, &u3, &rb}) tape.watch(*t);
+    const Tensor y4 = ops::lstm_sequence(xp4, h0, h0, u4, Tensor(), Tensor(), false, false, UnaryOp::tanh, UnaryOp::sigmoid);
+    const Tensor y3 = ops::gru_sequence(xp3, h0, u3, rb, Tensor(), Tensor(), false, false, UnaryOp::tanh, UnaryOp::sigmoid);
+    EXPECT_EQ(y4.shape(), Shape({batch, steps, 3 * units}));
+    EXPECT_EQ(y3.shape(), Shape({batch, steps, 2 * units}));
+    const std::vector<Tensor> g4 = tape.gradient(y4, {xp4, u4}, Tensor::zeros(y4.shape()));
+    EXPECT_EQ(g4[0].shape(), xp4.shape());
+    EXPECT_EQ(g4[1].shape(), u4.shape());
+    for (int64_t i = 0; i < g4[1].size(); ++i) EXPECT_EQ(g4[1].data<float>()[i], 0.f);
   }
 }
 
