@@ -23,9 +23,12 @@
 // not kept).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/kinds.h"
+#include "kernels/matmul.h"
+#include "kernels/parallel.h"
 
 namespace kerascpp::kernels {
 
@@ -47,5 +50,28 @@ void gru_step(const float* xp, const float* h, const float* hd, const float* u, 
 // run in one pass.
 void lstm_cell(float* gates, const float* c, int64_t n, const RnnActivations& a, float* act_c, float* h_out,
                float* c_out);
+
+// Rows of a recurrent loop the threads share: a batch's rows are independent through time, so its
+// blocks of kRowBlock rows each run the whole sequence, on the engine's threads (kernels/parallel.h;
+// one fork a sequence, where a step's small product splits no further). The blocks depend on the
+// shapes alone, never on the thread count, and the small product gives each row the same bits in a
+// block of any size (tests/cpp/ops/recurrent_test.cpp), so results are the same on any number of
+// threads. A step's product too big for the small path (batch x units x width) keeps the batch
+// whole: the BLAS splits it between the threads instead. Used by the taped sequence ops
+// (ops::lstm_sequence, gru_sequence) and the inference plan's recurrent steps.
+inline constexpr int64_t kRowBlock = 16;
+
+// f(b0, rows) for each block of rows.
+template <typename F>
+void for_row_blocks(int64_t batch, int64_t units, int64_t width, F&& f) {
+  if (batch <= kRowBlock || !matmul_takes_small(batch, width, units)) return f(int64_t{0}, batch);
+  const int64_t blocks = (batch + kRowBlock - 1) / kRowBlock;
+  parallel_chunks(
+      blocks, 1,
+      [&](int64_t first, int64_t end) {
+        for (int64_t k = first; k < end; ++k) f(k * kRowBlock, std::min(kRowBlock, batch - k * kRowBlock));
+      },
+      1);
+}
 
 }  // namespace kerascpp::kernels

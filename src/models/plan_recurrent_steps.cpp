@@ -1,7 +1,7 @@
 // SimpleRNN, LSTM and GRU (and RNN over one of their cells) as inference-plan steps: the
 // interpreter's fast loop (layers::Rnn::run_fast) on the plan's buffers, kernel for kernel, so the
 // numbers are the interpreter's bit for bit. Every step's input product is one matmul over rows x
-// steps; each step is the cell's fast_step on the states. A stateful layer's states are the caller's
+// steps; each step is the cell's fast_step on the states, a batch's blocks of rows on the threads. A stateful layer's states are the caller's
 // (RnnStates, layer.h): InferencePlan hands them to run_stateful and keeps them between calls.
 #include "models/plan_recurrent_steps.h"
 
@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/recurrent.h"
 #include "layers/rnn/rnn.h"
 
 namespace kerascpp::models {
@@ -44,22 +45,36 @@ class RecurrentStep : public PlanStep {
     float* work = next_all + rows * state_floats_;
     const bool projected = cell_.fast_project(in[0], xp, rows * steps_);
     KCPP_ASSERT(projected);  // make_recurrent_plan_step takes only cells that have both fast paths
-    const float* now[kMaxStates];
-    float* next[kMaxStates];
-    for (size_t i = 0; i < count_; ++i) now[i] = states[i], next[i] = next_all + rows * state_offsets_[i];
     const size_t o = cell_.output_state();
-    for (int64_t s = 0; s < steps_; ++s) {
-      const int64_t t = rnn_.go_backwards() ? steps_ - 1 - s : s;
-      for (int64_t b = 0; b < rows; ++b)
-        std::memcpy(xp_t + b * w, xp + (b * steps_ + t) * w, static_cast<size_t>(w) * sizeof(float));
-      const bool stepped = cell_.fast_step(xp_t, now, next, work, rows);
-      KCPP_ASSERT(stepped);
-      for (size_t i = 0; i < count_; ++i)
-        std::memcpy(states[i], next[i], static_cast<size_t>(rows * cell_.state_units(i)) * sizeof(float));
-      if (rnn_.return_sequences())
-        for (int64_t b = 0; b < rows; ++b)
-          std::memcpy(out + (b * steps_ + s) * units_, next[o] + b * units_, static_cast<size_t>(units_) * sizeof(float));
-    }
+    // Rows [b0, b0 + r) through every step, in their rows of the states and the scratch
+    // (kernels::for_row_blocks: the blocks share the threads where a step is a small product; each row
+    // gets the bits of the whole batch's step). The cell's work is linear in rows (RnnCell::work_size).
+    kernels::for_row_blocks(rows, units_, w, [&](int64_t b0, int64_t r) {
+      float* xp_b = xp_t + b0 * w;
+      float* work_b = work + cell_.work_size(b0);
+      float* state[kMaxStates];
+      const float* now[kMaxStates];
+      float* next[kMaxStates];
+      for (size_t i = 0; i < count_; ++i) {
+        state[i] = states[i] + b0 * cell_.state_units(i);
+        now[i] = state[i];
+        next[i] = next_all + rows * state_offsets_[i] + b0 * cell_.state_units(i);
+      }
+      for (int64_t s = 0; s < steps_; ++s) {
+        const int64_t t = rnn_.go_backwards() ? steps_ - 1 - s : s;
+        for (int64_t b = 0; b < r; ++b)
+          std::memcpy(xp_b + b * w, xp + ((b0 + b) * steps_ + t) * w, static_cast<size_t>(w) * sizeof(float));
+        // Never false: make_recurrent_plan_step takes only cells with a fast step (and nothing may
+        // throw on the threads).
+        (void)cell_.fast_step(xp_b, now, next, work_b, r);
+        for (size_t i = 0; i < count_; ++i)
+          std::memcpy(state[i], next[i], static_cast<size_t>(r * cell_.state_units(i)) * sizeof(float));
+        if (rnn_.return_sequences())
+          for (int64_t b = 0; b < r; ++b)
+            std::memcpy(out + ((b0 + b) * steps_ + s) * units_, next[o] + b * units_,
+                        static_cast<size_t>(units_) * sizeof(float));
+      }
+    });
     if (rnn_.return_sequences()) return;
     if (steps_ == 0)
       std::fill(out, out + rows * units_, 0.f);

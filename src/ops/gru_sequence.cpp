@@ -2,7 +2,7 @@
 // lstm_sequence.cpp does for the LSTM: the forward runs kernels::gru_step per step and keeps what the
 // backward needs in flat buffers; the backward runs back through time with no tensor per step, and
 // the recurrent kernel's and recurrent bias's gradients are one product / one sum over every step.
-// Both run the batch's blocks of rows on the threads (detail::for_row_blocks).
+// Both run the batch's blocks of rows on the threads (kernels::for_row_blocks).
 #include <algorithm>
 #include <memory>
 
@@ -51,7 +51,7 @@ Tensor gru_sequence(const Tensor& xp, const Tensor& h0, const Tensor& u, const T
   const detail::SequenceWalk walk{xp.data<float>(), mask.defined() ? mask.data<float>() : nullptr,
                                   rm.defined() ? rm.data<float>() : nullptr, batch, steps, width, go_backwards};
   Tensor out = Tensor::empty({batch, steps, 2 * units});
-  // Rows [b0, b0 + rows) through every step (detail::for_row_blocks), in their rows of the scratch and
+  // Rows [b0, b0 + rows) through every step (kernels::for_row_blocks), in their rows of the scratch and
   // the trace; a step's gates and their inputs hold the block's (3, rows, units) at 3 b0 units.
   std::vector<float> h_all(h0.data<float>(), h0.data<float>() + n), y_all(n, 0.f), xs_all(3 * n), h_new_all(n);
   auto forward_rows = [&](int64_t b0, int64_t rows) {
@@ -84,7 +84,7 @@ Tensor gru_sequence(const Tensor& xp, const Tensor& h0, const Tensor& u, const T
       }
     }
   };
-  detail::for_row_blocks(batch, units, width, forward_rows);
+  kernels::for_row_blocks(batch, units, width, forward_rows);
   std::vector<Tensor> inputs{xp, h0, u};
   if (rb.defined()) inputs.push_back(rb);
   if (recording)
@@ -151,7 +151,7 @@ Tensor gru_sequence(const Tensor& xp, const Tensor& h0, const Tensor& u, const T
           }
         }
       };
-      detail::for_row_blocks(batch, units, width, backward_rows);
+      kernels::for_row_blocks(batch, units, width, backward_rows);
       // Every step's hd against its recurrent product's gradient, in one product; the bias's, one sum.
       kernels::matmul_transposed(true, false, T.hd.data(), drec_all.data(), du.data<float>(), units, width,
                                  steps * batch);

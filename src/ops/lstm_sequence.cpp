@@ -2,7 +2,7 @@
 // kernels::lstm_step per step (the inference loop's arithmetic) and keeps what the backward needs in a
 // few flat buffers; the backward runs back through time with no tensor per step, and the recurrent
 // kernel's gradient is one product over every step at once (sum_s hd_s^T dz_s = HD^T DZ). Both run
-// the batch's blocks of rows on the threads (detail::for_row_blocks).
+// the batch's blocks of rows on the threads (kernels::for_row_blocks).
 #include <algorithm>
 #include <memory>
 
@@ -51,7 +51,7 @@ Tensor lstm_sequence(const Tensor& xp, const Tensor& h0, const Tensor& c0, const
   const detail::SequenceWalk walk{xp.data<float>(), mask.defined() ? mask.data<float>() : nullptr,
                                   rm.defined() ? rm.data<float>() : nullptr, batch, steps, width, go_backwards};
   Tensor out = Tensor::empty({batch, steps, 3 * units});
-  // Rows [b0, b0 + rows) through every step (detail::for_row_blocks). In the trace, a step's (batch,
+  // Rows [b0, b0 + rows) through every step (kernels::for_row_blocks). In the trace, a step's (batch,
   // units) buffers hold the block at row b0; its gates and their inputs, (4, rows, units) at 4 b0 units.
   // Each block works in its rows of the scratch (made here: nothing allocates on the threads).
   std::vector<float> h_all(h0.data<float>(), h0.data<float>() + n), c_all(c0.data<float>(), c0.data<float>() + n);
@@ -89,7 +89,7 @@ Tensor lstm_sequence(const Tensor& xp, const Tensor& h0, const Tensor& c0, const
       }
     }
   };
-  detail::for_row_blocks(batch, units, width, forward_rows);
+  kernels::for_row_blocks(batch, units, width, forward_rows);
   if (recording)
     rec->record("lstm_sequence", {xp, h0, c0, u}, out, [=](const Tensor& dout) {
       const LstmTrace& T = *tr;
@@ -156,7 +156,7 @@ Tensor lstm_sequence(const Tensor& xp, const Tensor& h0, const Tensor& c0, const
           }
         }
       };
-      detail::for_row_blocks(batch, units, width, backward_rows);
+      kernels::for_row_blocks(batch, units, width, backward_rows);
       // Every step's hd (steps * batch, units) against its dz (steps * batch, 4 units) in one product.
       kernels::matmul_transposed(true, false, T.hd.data(), dz_all.data(), du.data<float>(), units, width,
                                  steps * batch);

@@ -1,14 +1,12 @@
 // What ops::lstm_sequence and ops::gru_sequence share (src/ops/*_sequence.cpp): the walk over time
 // (from the last step with go_backwards), each step's slice of the input projection, recurrent dropout
-// on the state, the rows a mask keeps, and the batch's blocks of rows that run on the threads.
+// on the state, the rows a mask keeps, and the buffers of their traces.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 
 #include "kerascpp/tensor.h"
-#include "kernels/matmul.h"
-#include "kernels/parallel.h"
 
 namespace kerascpp::ops::detail {
 
@@ -54,29 +52,6 @@ inline Buffer transposed(const float* u, int64_t units, int64_t width) {
   for (int64_t j = 0; j < units; ++j)
     for (int64_t p = 0; p < width; ++p) ut.data()[p * units + j] = u[j * width + p];
   return ut;
-}
-
-// Rows of a sequence the threads share: a batch's rows are independent through time, so its blocks
-// of kRowBlock rows each run the whole sequence, on the engine's threads (kernels/parallel.h; one
-// fork a sequence, where a step's small product splits no further). The blocks depend on the shapes
-// alone, never on the thread count, and the small product gives each row the same bits in a block
-// of any size (tests/cpp/ops/recurrent_test.cpp), so results are the same on any number of threads.
-// A step's product too big for the small path (batch x units x width of it) keeps the batch whole:
-// the BLAS splits it between the threads instead.
-inline constexpr int64_t kRowBlock = 16;
-
-// f(b0, rows) for each block of rows.
-template <typename F>
-void for_row_blocks(int64_t batch, int64_t units, int64_t width, F&& f) {
-  if (batch <= kRowBlock || !kernels::matmul_takes_small(batch, width, units))
-    return f(int64_t{0}, batch);
-  const int64_t blocks = (batch + kRowBlock - 1) / kRowBlock;
-  kernels::parallel_chunks(
-      blocks, 1,
-      [&](int64_t first, int64_t end) {
-        for (int64_t k = first; k < end; ++k) f(k * kRowBlock, std::min(kRowBlock, batch - k * kRowBlock));
-      },
-      1);
 }
 
 }  // namespace kerascpp::ops::detail

@@ -58,6 +58,15 @@ TEST(InferencePlanRecurrent, GivesTheInterpretersBitsForEveryLayerAndOption) {
           const std::vector<Tensor> in = {ramp({batch, 5, 3})};
           EXPECT_TRUE(identical(m.predict(in, batch)[0], g.call_graph(in, CallContext{})[0])) << "batch " << batch;
         }
+        // 37 rows: the plan runs blocks of 16, 16 and 5 rows (kernels::for_row_blocks), on one thread
+        // or two; the interpreter steps the whole batch at once. The same bits.
+        const std::vector<Tensor> in37 = {ramp({37, 5, 3})};
+        const Tensor want37 = g.call_graph(in37, CallContext{})[0];
+        for (int threads : {1, 2}) {
+          set_num_threads(threads);
+          EXPECT_TRUE(identical(m.predict(in37, 37)[0], want37)) << "batch 37, threads " << threads;
+        }
+        set_num_threads(0);
         // predict in batches of 3: the plan on each batch's rows, written into one output.
         const Tensor x = ramp({8, 5, 3});
         const Tensor batched = m.predict({x}, 3)[0];

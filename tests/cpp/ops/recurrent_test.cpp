@@ -173,7 +173,7 @@ bool same_bits(const Tensor& a, const Tensor& b) {
   return a.shape() == b.shape() && std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
 }
 
-// A batch of more than one block of rows (ops/sequence_walk.h: blocks of 16, here 16 + 16 + 5) runs
+// A batch of more than one block of rows (kernels/recurrent.h for_row_blocks: blocks of 16, here 16 + 16 + 5) runs
 // its blocks on the threads, with a mask, go_backwards, recurrent dropout and either
 // zero_output_for_mask. Each row's output and its gradients (xp, h0, c0) have the bits of the same
 // rows run alone (at most one block: no split), the kernels' gradients, sums over the rows, match
