@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "kerascpp/tensor.h"
+#include "kernels/movement.h"
 
 namespace kerascpp::ops::detail {
 
@@ -49,8 +50,9 @@ struct Buffer {
 // u (units, width) laid out as u^T (width, units), for the backward's d h = dz u^T as a plain product.
 inline Buffer transposed(const float* u, int64_t units, int64_t width) {
   Buffer ut(width * units);
-  for (int64_t j = 0; j < units; ++j)
-    for (int64_t p = 0; p < width; ++p) ut.data()[p * units + j] = u[j * width + p];
+  const int64_t shape[2] = {units, width};
+  const int perm[2] = {1, 0};
+  kernels::transpose(u, ut.data(), sizeof(float), shape, perm, 2);
   return ut;
 }
 

@@ -49,6 +49,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <span>
 
 #include "core/naming.h"
 #include "kernels/parallel.h"
@@ -236,13 +237,16 @@ Json Optimizer::get_config() const {
 
 namespace {
 
+// A gradient's elements (float32: apply_gradients has converted it).
+std::span<float> values(const Tensor& t) { return {t.data<float>(), static_cast<size_t>(t.size())}; }
+
 // base_optimizer._clip_by_norm (TF: tf.clip_by_norm): g * clipnorm / max(||g||, clipnorm), float32.
-void clip_by_norm(float* g, int64_t n, float clipnorm) {
+void clip_by_norm(std::span<float> g, float clipnorm) {
   float l2sum = 0.f;
-  for (int64_t i = 0; i < n; ++i) l2sum += g[i] * g[i];
+  for (float x : g) l2sum += x * x;
   const float l2norm = l2sum > 0.f ? std::sqrt(l2sum) : l2sum;
   const float denom = std::max(l2norm, clipnorm);
-  for (int64_t i = 0; i < n; ++i) g[i] = (g[i] * clipnorm) / denom;
+  for (float& x : g) x = (x * clipnorm) / denom;
 }
 
 // base_optimizer.clip_by_global_norm.
@@ -250,7 +254,7 @@ void clip_by_global_norm(std::vector<Optimizer::Update>& updates, double clip_no
   float squared = 0.f;
   for (const auto& u : updates) {
     float s = 0.f;
-    for (const float *x = u.grad.data<float>(), *end = x + u.grad.size(); x != end; ++x) s += *x * *x;
+    for (float x : values(u.grad)) s += x * x;
     squared += s;
   }
   const float use_norm = std::sqrt(squared);
@@ -258,7 +262,7 @@ void clip_by_global_norm(std::vector<Optimizer::Update>& updates, double clip_no
   const float scale_for_finite = detail::f32(clip_norm) * std::min(1.0f / use_norm, detail::f32(1.0 / clip_norm));
   const float scale = scale_for_finite + (use_norm - use_norm);  // NaN for a non-finite norm
   for (auto& u : updates)
-    for (float *x = u.grad.data<float>(), *end = x + u.grad.size(); x != end; ++x) *x *= scale;
+    for (float& x : values(u.grad)) x *= scale;
 }
 
 }  // namespace
@@ -329,7 +333,7 @@ void Optimizer::apply_gradients(const std::vector<Tensor>& grads, const std::vec
   if (!config_["loss_scale_factor"].is_null()) {
     const float scale = detail::f32(config_["loss_scale_factor"].get<double>());
     for (Update& u : updates)
-      for (float *x = u.grad.data<float>(), *end = x + u.grad.size(); x != end; ++x) *x = *x / scale;
+      for (float& x : values(u.grad)) x = x / scale;
   }
   // Gradient accumulation (base_optimizer._backend_apply_gradients): every call but each N-th adds the
   // gradients to the accumulators; the N-th applies (gradient + accumulated) / N and resets them.
@@ -364,13 +368,13 @@ void Optimizer::apply_gradients(const std::vector<Tensor>& grads, const std::vec
 void Optimizer::clip_and_update(std::vector<Update>& updates, bool one_by_one) {
   // base_optimizer._clip_gradients: `if self.clipnorm and self.clipnorm > 0` etc.
   if (clipnorm_ > 0) {
-    for (Update& u : updates) clip_by_norm(u.grad.data<float>(), u.grad.size(), detail::f32(clipnorm_));
+    for (Update& u : updates) clip_by_norm(values(u.grad), detail::f32(clipnorm_));
   } else if (global_clipnorm_ > 0) {
     clip_by_global_norm(updates, global_clipnorm_);
   } else if (clipvalue_ > 0) {
     const float v = detail::f32(clipvalue_);
     for (Update& u : updates)
-      for (float *x = u.grad.data<float>(), *end = x + u.grad.size(); x != end; ++x) *x = std::min(std::max(*x, -v), v);
+      for (float& x : values(u.grad)) x = std::min(std::max(x, -v), v);
   }
   const float lr = detail::f32(learning_rate());
   // base_optimizer._apply_weight_decay (TF: variable.assign_sub(variable * wd * lr)), before the update.
