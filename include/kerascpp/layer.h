@@ -117,6 +117,9 @@ class Layer : public std::enable_shared_from_this<Layer> {
 
   // The canonical config (Keras 3 keys), enough to rebuild the layer.
   virtual Json get_config() const { return config_; }
+  // The config the layer was made from, as kept (no copy): what get_config() starts from. Its keys
+  // for weights (kernel_regularizer, bias_constraint, ...) are what the layer reads.
+  const Json& config() const { return config_; }
 
   // Variables created by this layer itself, in creation order (the `.keras` `vars/` order).
   const std::vector<VariablePtr>& own_variables() const { return variables_; }

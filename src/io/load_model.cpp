@@ -182,9 +182,12 @@ Model load_keras_archive(io::ZipArchive zip, const std::string& name, const Load
     KCPP_THROW(NotImplementedError, "The archive ", name, " stores its weights as model.weights.npz, which kerascpp does not read yet");
   KCPP_CHECK(zip.has("model.weights.h5"), IOError, "Invalid .keras archive ", name, ": it has no model.weights.h5 member");
   BuildBudget budget = io::budget_of(limits, zip.checked_size("model.weights.h5"), name + "/model.weights.h5");
-  Json training = config.is_object() ? config.value("compile_config", Json::object()) : Json::object();
+  // The compile config is moved out: the model's config no longer needs it (canonical_model_config drops it).
+  Json training = Json::object();
+  if (auto it = config.is_object() ? config.find("compile_config") : config.end(); it != config.end() && !it->is_null())
+    training = std::move(*it);
   Model model = with_file_context(name, [&] {
-    return build(std::move(config), major, training.is_null() ? Json::object() : training, custom, &budget);
+    return build(std::move(config), major, std::move(training), custom, &budget);
   });
   auto wm = zip.member("model.weights.h5");
   io::H5File weights = options.mmap_weights && wm.mapping

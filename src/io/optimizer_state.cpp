@@ -200,17 +200,23 @@ void assign_slot_major(Model& model, const std::vector<std::string>& names, cons
 }  // namespace
 
 void compile_from_saved_config(Model& model, const std::string& file, const LoadOptions& options) {
-  const Json& t = model.training_config();
+  const Json& t = model.training_config();  // read in place: valid until compile() below replaces it
   if (!t.is_object() || t.empty()) return;
-  const Json optimizer = t.contains("optimizer") ? t["optimizer"] : t.value("optimizer_config", Json());
-  if (optimizer.is_null()) return;
+  static const Json kNone;
+  auto member = [&t](const char* key) -> const Json& {
+    auto it = t.find(key);
+    return it == t.end() ? kNone : *it;
+  };
+  const bool keras3 = t.contains("optimizer");  // Keras 3's compile_config; Keras 2 has optimizer_config
+  if (member(keras3 ? "optimizer" : "optimizer_config").is_null()) return;
   try {
     CompileOptions o;
-    o.optimizer = optimizer;
-    o.loss = loss_identifier(t.value("loss", Json()));
-    const bool keras3 = t.contains("optimizer");  // Keras 3's compile_config; Keras 2 has optimizer_config
-    o.metrics = per_output_if_keras3(metric_identifiers(t.value("metrics", Json())), model, keras3);
-    o.weighted_metrics = per_output_if_keras3(metric_identifiers(t.value("weighted_metrics", Json())), model, keras3);
+    o.optimizer = member(keras3 ? "optimizer" : "optimizer_config");
+    const Json& optimizer = o.optimizer;
+    const Json& loss = member("loss");
+    o.loss = loss_identifier(loss);
+    o.metrics = per_output_if_keras3(metric_identifiers(member("metrics")), model, keras3);
+    o.weighted_metrics = per_output_if_keras3(metric_identifiers(member("weighted_metrics")), model, keras3);
     if (t.contains("loss_weights") && t["loss_weights"].is_array())
       for (const Json& w : t["loss_weights"]) {
         KCPP_CHECK(w.is_number(), ValueError, "loss_weights holds ", w.dump().substr(0, 80), ", not a number");
@@ -218,7 +224,7 @@ void compile_from_saved_config(Model& model, const std::string& file, const Load
       }
     const CustomEntries custom(model, options);
     custom.optimizer(optimizer, o);
-    custom.losses(t.value("loss", Json()), o);
+    custom.losses(loss, o);
     custom.metrics(o.metrics, o.output_metric_objects);
     custom.metrics(o.weighted_metrics, o.output_weighted_metric_objects);
     model.compile(o);

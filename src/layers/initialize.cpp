@@ -1,5 +1,6 @@
 // Layer::initialize: the initial values of a layer's weights as Keras gives them (layers/initializers.h).
 #include <map>
+#include <string_view>
 
 #include "kerascpp/initializers.h"
 #include "kerascpp/layer.h"
@@ -27,8 +28,10 @@ const std::map<std::string, const char*>& default_initializers() {
 }  // namespace
 
 std::string Layer::weight_config_key(const std::string& weight, const std::string& what) const {
-  for (const char* k : {"recurrent", "depthwise", "pointwise"})
-    if (weight == std::string(k) + "_kernel") return std::string(k) + "_" + what;
+  const std::string_view w = weight;
+  if (w.ends_with("_kernel"))  // recurrent_kernel -> recurrent_<what>, as depthwise_ and pointwise_
+    for (std::string_view k : {"recurrent", "depthwise", "pointwise"})
+      if (w.size() == k.size() + 7 && w.starts_with(k)) return std::string(k) + "_" + what;
   return weight + "_" + what;
 }
 

@@ -212,8 +212,8 @@ void Model::compile(const CompileOptions& o) {
   std::set<const Variable*> updated;
   for (const VariablePtr& v : trainable_weights()) updated.insert(v.get());
   for (Layer* l : layers) {
-    if (l->own_variables().empty()) continue;  // nothing to regularise; spares a copy of the config
-    const Json cfg = l->get_config();
+    if (l->own_variables().empty()) continue;  // nothing to regularise
+    const Json& cfg = l->config();
     const std::string who = "Layer '" + l->name() + "' (" + l->class_name() + ")";
     for (const VariablePtr& v : l->own_variables()) {
       if (!cfg.is_object() || !updated.count(v.get())) continue;
@@ -240,7 +240,7 @@ void Model::compile(const CompileOptions& o) {
   const Json metrics_cfg = metrics_config(o.metrics, o.metric_objects, o.output_metric_objects, output_names(), name());
   const Json weighted_cfg = metrics_config(o.weighted_metrics, o.weighted_metric_objects,
                                            o.output_weighted_metric_objects, output_names(), name());
-  c->config = Json{{"optimizer", serialize("keras.optimizers", c->optimizer->class_name(), c->optimizer->get_config())},
+  training_config_ = Json{{"optimizer", serialize("keras.optimizers", c->optimizer->class_name(), c->optimizer->get_config())},
                    {"loss", loss_cfg},
                    {"loss_weights", o.loss_weights.empty() ? Json() : Json(o.loss_weights)},
                    {"metrics", metrics_cfg},
@@ -248,14 +248,14 @@ void Model::compile(const CompileOptions& o) {
                    {"run_eagerly", false},
                    {"steps_per_execution", 1},
                    {"jit_compile", false}};
-  training_config_ = c->config;
   compiled_ = std::move(c);
   stop_training = false;
 }
 
 optimizers::OptimizerPtr Model::optimizer() const { return compiled_ ? compiled_->optimizer : nullptr; }
 
-Json Model::compile_config() const { return compiled_ ? compiled_->config : Json::object(); }
+// compile() sets training_config_ to the compile config it made (kept once, not also in Compiled).
+Json Model::compile_config() const { return compiled_ ? training_config_ : Json::object(); }
 
 std::vector<std::string> Model::metrics_names() const {
   if (!compiled_) return {};

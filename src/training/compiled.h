@@ -33,7 +33,6 @@ struct Compiled {
   std::vector<std::pair<VariablePtr, layers::Constraint>> weight_constraints;    // after each update
   metrics::Mean loss_tracker{"loss"};
   std::vector<metrics::Mean> output_loss_trackers;  // per output, multi-output models only
-  Json config;  // Keras 3 compile_config, as saved
   bool integer_ids = false;  // the model reads integer ids (models::reads_integer_ids), found at compile
   // The big tensors a train or test step frees, kept for the next step's (core/mapping_cache.h): fit,
   // evaluate, train_on_batch and test_on_batch run with it on their thread. Held until the next compile.

@@ -109,7 +109,7 @@ Json prepare_config(const Json& config, const std::string& class_name, const Jso
   KCPP_CHECK(!c.contains("schedule_decay"), NotImplementedError, class_name,
              ": the Keras 2 Nadam `schedule_decay` is not supported. Received: schedule_decay=",
              c["schedule_decay"].dump());
-  const Json base = {{"name", nullptr},
+  static const Json base = {{"name", nullptr},  // made once: immutable, shared by every thread
                      {"weight_decay", nullptr},
                      {"clipnorm", nullptr},
                      {"clipvalue", nullptr},
