@@ -18,7 +18,7 @@ namespace {
 class RecurrentStep : public PlanStep {
  public:
   // width: the projection's (gates x units, the kernel's columns).
-  static constexpr size_t kMaxStates = 2;  // an LSTM's h and c (stacks of cells are not planned)
+  static constexpr size_t kMaxStates = layers::RnnCell::kMaxFastStates;
   RecurrentStep(const layers::Rnn& rnn, int64_t steps, int64_t width)
       : rnn_(rnn), cell_(rnn.cell()), steps_(steps), units_(cell_.units()), width_(width), count_(cell_.state_count()) {
     KCPP_ASSERT(count_ <= kMaxStates);

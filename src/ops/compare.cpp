@@ -15,9 +15,18 @@ Tensor as_float(const Tensor& t) { return t.dtype() == DType::float32 ? t : t.as
 Tensor not_equal(const Tensor& a, const Tensor& b) {
   const Tensor fa = as_float(a), fb = as_float(b);
   const Shape shape = detail::broadcast_shape_for("not_equal", fa.shape(), fb.shape());
-  const Tensor x = detail::broadcast_to(fa, shape), y = detail::broadcast_to(fb, shape);
   Tensor out = Tensor::empty(shape);
-  for (int64_t i = 0; i < out.size(); ++i) out.data<float>()[i] = x.data<float>()[i] != y.data<float>()[i] ? 1.f : 0.f;
+  const int64_t n = out.size();
+  float* o = out.data<float>();
+  if (fb.size() == 1 && fa.shape() == shape) {  // x != a number (masks: Masking, Embedding, any): no broadcast copy
+    const float* x = fa.data<float>();
+    const float v = fb.data<float>()[0];
+    for (int64_t i = 0; i < n; ++i) o[i] = x[i] != v ? 1.f : 0.f;
+    return out;
+  }
+  const Tensor x = detail::broadcast_to(fa, shape), y = detail::broadcast_to(fb, shape);
+  const float *xs = x.data<float>(), *ys = y.data<float>();
+  for (int64_t i = 0; i < n; ++i) o[i] = xs[i] != ys[i] ? 1.f : 0.f;
   return out;
 }
 

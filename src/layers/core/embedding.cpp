@@ -83,9 +83,23 @@ class Masking : public Layer {
   }
 
  private:
-  // Keras: any(not_equal(x, mask_value), axis=-1).
+  // Keras: any(not_equal(x, mask_value), axis=-1), in one pass over x (float32 0 / 1, as kerascpp's masks).
   Tensor step_mask(const Tensor& x) const {
-    return ops::any(ops::not_equal(x, Tensor::from_vector({}, {mask_value_})), {-1});
+    if (x.dtype() != DType::float32 || x.rank() < 1)
+      return ops::any(ops::not_equal(x, Tensor::from_vector({}, {mask_value_})), {-1});
+    Shape s = x.shape();
+    const int64_t features = s.back();
+    s.pop_back();
+    Tensor keep = Tensor::empty(s);
+    const int64_t rows = keep.size();
+    const float* p = x.data<float>();
+    float* k = keep.data<float>();
+    for (int64_t r = 0; r < rows; ++r, p += features) {
+      bool any = false;
+      for (int64_t f = 0; f < features && !any; ++f) any = p[f] != mask_value_;  // NaN != anything: kept
+      k[r] = any ? 1.f : 0.f;
+    }
+    return keep;
   }
   float mask_value_;
 };

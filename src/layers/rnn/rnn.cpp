@@ -1,9 +1,11 @@
 #include "layers/rnn/rnn.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <random>
 
+#include "kernels/recurrent.h"
 #include "layers/config_utils.h"
 #include "layers/layer_list.h"
 #include "layers/regularization/inference_identity.h"
@@ -241,13 +243,17 @@ std::vector<Tensor> Rnn::from_legacy_layout(std::vector<Tensor> saved) const {
 }
 
 // Inference without a tape: the loop of run() on raw buffers (cell fast_step, the same kernels in the same
-// order), with no tensor per step. Empty when the cell has no fast step.
+// order), with no tensor per step. Empty when the cell has no fast step. The batch's rows are independent
+// through time: blocks of them run the whole sequence on the threads (kernels::for_row_blocks, as the
+// inference plan's recurrent steps and the taped sequence ops do), each row with the bits the whole
+// batch's step gives it. Everything the blocks use is made before they start.
 std::vector<Tensor> Rnn::run_fast(const Tensor& x, const std::vector<Tensor>& initial, const Tensor& mask,
                                   std::vector<Tensor>* final_states) const {
   const int64_t batch = x.dim(0), steps = x.dim(1), units = cell_->units();
   const Tensor xp = cell_->project(x);
   const int64_t width = xp.dim(2);
   const size_t count = cell_->state_count();
+  KCPP_ASSERT(count <= RnnCell::kMaxFastStates);
   std::vector<Tensor> states, next;
   for (size_t i = 0; i < count; ++i) {
     states.push_back(initial[i].copy());
@@ -256,27 +262,43 @@ std::vector<Tensor> Rnn::run_fast(const Tensor& x, const std::vector<Tensor>& in
   Tensor output = Tensor::zeros({batch, units});
   Tensor sequence = return_sequences_ ? Tensor::empty({batch, steps, units}) : Tensor();
   std::vector<float> xp_t(batch * width), work(cell_->work_size(batch));
-  std::vector<const float*> in(count);
-  std::vector<float*> out(count);
-  for (int64_t s = 0; s < steps; ++s) {
-    const int64_t t = go_backwards_ ? steps - 1 - s : s;
-    for (int64_t b = 0; b < batch; ++b)
-      std::copy(xp.data<float>() + (b * steps + t) * width, xp.data<float>() + (b * steps + t + 1) * width,
-                xp_t.data() + b * width);
-    for (size_t i = 0; i < count; ++i) in[i] = states[i].data<float>(), out[i] = next[i].data<float>();
-    if (!cell_->fast_step(xp_t.data(), in.data(), out.data(), work.data(), batch)) return {};
-    float* y = output.data<float>();
-    for (int64_t b = 0; b < batch; ++b) {
-      const bool keep = !mask.defined() || mask.data<float>()[b * steps + t] != 0.f;
-      for (size_t i = 0; i < count; ++i)  // a masked step keeps the states
-        if (keep) std::copy(out[i] + b * units, out[i] + (b + 1) * units, states[i].data<float>() + b * units);
-      if (keep)
-        std::copy(out[cell_->output_state()] + b * units, out[cell_->output_state()] + (b + 1) * units, y + b * units);
-      else if (zero_output_for_mask_)
-        std::fill(y + b * units, y + (b + 1) * units, 0.f);
-      if (return_sequences_) std::copy(y + b * units, y + (b + 1) * units, sequence.data<float>() + (b * steps + s) * units);
+  const size_t o = cell_->output_state();
+  std::atomic<bool> failed{false};
+  // Rows [b0, b0 + r): their rows of xp_t, the states, next, the output and the cell's work (linear in rows).
+  kernels::for_row_blocks(batch, units, width, [&](int64_t b0, int64_t r) {
+    const float* in[RnnCell::kMaxFastStates];
+    float* out[RnnCell::kMaxFastStates];
+    for (size_t i = 0; i < count; ++i) {
+      in[i] = states[i].data<float>() + b0 * cell_->state_units(i);
+      out[i] = next[i].data<float>() + b0 * cell_->state_units(i);
     }
-  }
+    float* xp_b = xp_t.data() + b0 * width;
+    float* work_b = work.data() + cell_->work_size(b0);
+    float* y = output.data<float>();
+    for (int64_t s = 0; s < steps && !failed.load(std::memory_order_relaxed); ++s) {
+      const int64_t t = go_backwards_ ? steps - 1 - s : s;
+      for (int64_t b = 0; b < r; ++b)
+        std::copy(xp.data<float>() + ((b0 + b) * steps + t) * width,
+                  xp.data<float>() + ((b0 + b) * steps + t + 1) * width, xp_b + b * width);
+      if (!cell_->fast_step(xp_b, in, out, work_b, r)) {  // nothing written: the op loop runs instead
+        failed = true;
+        return;
+      }
+      for (int64_t b = b0; b < b0 + r; ++b) {
+        const bool keep = !mask.defined() || mask.data<float>()[b * steps + t] != 0.f;
+        for (size_t i = 0; i < count; ++i)  // a masked step keeps the states
+          if (keep)
+            std::copy(next[i].data<float>() + b * units, next[i].data<float>() + (b + 1) * units,
+                      states[i].data<float>() + b * units);
+        if (keep)
+          std::copy(next[o].data<float>() + b * units, next[o].data<float>() + (b + 1) * units, y + b * units);
+        else if (zero_output_for_mask_)
+          std::fill(y + b * units, y + (b + 1) * units, 0.f);
+        if (return_sequences_) std::copy(y + b * units, y + (b + 1) * units, sequence.data<float>() + (b * steps + s) * units);
+      }
+    }
+  });
+  if (failed) return {};
   std::vector<Tensor> result{return_sequences_ ? sequence : output};
   if (return_state_) result.insert(result.end(), states.begin(), states.end());
   if (final_states) *final_states = states;

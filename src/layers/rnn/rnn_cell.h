@@ -39,6 +39,8 @@ class RnnCell : public Layer {
   // Whether fast_step applies (the cell has one and its activations are elementwise); otherwise the RNN
   // layer goes straight to the op loop, without projecting the sequence for a loop it cannot run.
   virtual bool has_fast_step() const { return false; }
+  // The most states a cell with a fast step has (LSTM's h and c; stacks of cells have no fast step).
+  static constexpr size_t kMaxFastStates = 2;
 
   // x: (batch, steps, features) -> (batch, steps, gates * units); ConvLSTM's (batch, steps, *spatial,
   // channels) -> (batch, steps, *out_spatial, 4 * filters).

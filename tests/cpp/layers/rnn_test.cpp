@@ -10,6 +10,7 @@
 #include "kerascpp/autodiff.h"
 #include "kerascpp/error.h"
 #include "kerascpp/layer.h"
+#include "kerascpp/threading.h"
 #include "ops/ops.h"
 #include "layer_test_util.h"
 
@@ -183,6 +184,46 @@ TEST(Rnn, TheInferenceLoopComputesWhatTheTapedLoopComputes) {
       }
     }
   }
+}
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+  return a.shape() == b.shape() && std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
+}
+
+// The inference loop runs a batch's rows in blocks on the threads (kernels::for_row_blocks): 37 rows, masked
+// differently, are blocks of 16, 16 and 5. Each row gets the bits it gets alone, on one thread or two.
+TEST(Rnn, TheInferenceLoopsBlocksOfRowsGiveEachRowItsOwnBitsOnAnyThreads) {
+  std::mt19937 g(5);
+  const int64_t batch = 37, steps = 6;
+  const Tensor x = random(g, {batch, steps, 4}, 1.f);
+  Tensor mask = Tensor::zeros({batch, steps});
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t t = 0; t < steps; ++t) mask.data<float>()[b * steps + t] = (b * 7 + t * 3) % 5 != 0 ? 1.f : 0.f;
+  const Json cases[] = {{{"return_sequences", true}, {"zero_output_for_mask", true}},
+                        {{"return_state", true}, {"go_backwards", true}}};
+  for (const char* cls : {"SimpleRNN", "LSTM", "GRU"})
+    for (const Json& extra : cases) {
+      SCOPED_TRACE(std::string(cls) + " " + extra.dump());
+      LayerPtr l = rnn(cls, extra, {batch, steps, 4});
+      const std::vector<Tensor> masks{mask};
+      CallContext ctx;
+      ctx.masks = &masks;
+      std::vector<std::vector<Tensor>> runs;
+      for (int threads : {1, 2}) {
+        set_num_threads(threads);
+        runs.push_back(l->call({x}, ctx));
+      }
+      set_num_threads(0);
+      for (size_t i = 0; i < runs[0].size(); ++i) EXPECT_TRUE(same_bits(runs[0][i], runs[1][i])) << "output " << i;
+      for (int64_t b = 0; b < batch; ++b) {
+        const std::vector<Tensor> row_mask{mask.slice(b, 1)};
+        CallContext one;
+        one.masks = &row_mask;
+        const std::vector<Tensor> alone = l->call({x.slice(b, 1)}, one);
+        for (size_t i = 0; i < alone.size(); ++i)
+          EXPECT_TRUE(same_bits(runs[1][i].slice(b, 1), alone[i])) << "row " << b << ", output " << i;
+      }
+    }
 }
 
 TEST(Rnn, ErrorsNameTheLayerAndTheValue) {
