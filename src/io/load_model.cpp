@@ -190,11 +190,12 @@ Model load_keras_archive(io::ZipArchive zip, const std::string& name, const Load
     return build(std::move(config), major, std::move(training), custom, &budget);
   });
   auto wm = zip.member("model.weights.h5");
-  io::H5File weights = options.mmap_weights && wm.mapping
-                           ? io::H5File::open_mapped(wm.data, wm.size, name + "/model.weights.h5", wm.mapping,
-                                                     limits.allow_libhdf5)
-                           : io::H5File::open_image(wm.data, wm.size, name + "/model.weights.h5", wm.keepalive,
-                                                    limits.allow_libhdf5);
+  // A stored member of a mapped archive is read in place in the mapping (and its datasets copied by
+  // FileMapping::copy, or made views of it with mmap_weights).
+  io::H5File weights = wm.mapping ? io::H5File::open_mapped(wm.data, wm.size, name + "/model.weights.h5", wm.mapping,
+                                                            limits.allow_libhdf5)
+                                  : io::H5File::open_image(wm.data, wm.size, name + "/model.weights.h5", wm.keepalive,
+                                                           limits.allow_libhdf5);
   io::load_keras3_weights(model, weights.root(), options.mmap_weights);
   load_assets(model, zip);
   if (options.compile) {

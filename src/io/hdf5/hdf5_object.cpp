@@ -142,7 +142,13 @@ void H5Dataset::read_into(void* dst, size_t nbytes) const {
                " (shape ", shape_str(shape_), ", ", dtype_name(dtype_), ")");
   if (want == 0) return;
   if (node_->obj) {
-    std::string why = node_->file->fast->read(*node_->obj, dst, want);
+    std::string why;
+    if (const FileMapping* m = node_->file->mapping.get()) {  // the bytes lie in a file mapping
+      if (const char* p = node_->file->fast->bytes(*node_->obj, want, &why)) return m->copy(p, want, dst);
+      if (!why.empty())
+        KCPP_THROW(IOError, "Unable to read dataset \"", path(), "\" in \"", file_name(), "\": ", why);
+    }
+    why = node_->file->fast->read(*node_->obj, dst, want);
     if (!why.empty())
       KCPP_THROW(IOError, "Unable to read dataset \"", path(), "\" in \"", file_name(), "\": ", why);
     return;

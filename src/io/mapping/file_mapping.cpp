@@ -41,7 +41,28 @@ FileMapping::Ptr FileMapping::map(int fd, size_t size, const std::string& path, 
   void* p = ::mmap(nullptr, size, writable ? PROT_READ | PROT_WRITE : PROT_READ,
                    writable ? MAP_PRIVATE | MAP_NORESERVE : MAP_PRIVATE, fd, 0);
   if (p == MAP_FAILED) KCPP_THROW(IOError, "Unable to map \"", path, "\": ", std::strerror(errno));
-  return Ptr(new FileMapping(static_cast<char*>(p), size, writable, true));
+  // A read-only mapping lives while a load copies from it: it keeps a descriptor for copy(). A
+  // writable one (weights as views, for a model's life) keeps none.
+  const int own = writable ? -1 : ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  return Ptr(new FileMapping(static_cast<char*>(p), size, writable, true, own, path));
+}
+
+void FileMapping::copy(const char* p, size_t n, void* dst) const {
+  if (fd_ < 0 || n < kPreadBytes) {
+    std::memcpy(dst, p, n);
+    return;
+  }
+  const size_t at = static_cast<size_t>(p - data_);
+  char* out = static_cast<char*>(dst);
+  for (size_t done = 0; done < n;) {
+    ssize_t got = ::pread(fd_, out + done, n - done, static_cast<off_t>(at + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) KCPP_THROW(IOError, "Unable to read \"", path_, "\": ", std::strerror(errno));
+    if (got == 0)
+      KCPP_THROW(IOError, "Unable to read \"", path_, "\": the file shrank while being read (", n, " bytes at offset ",
+                 at, " wanted, the file ends after ", at + done, ")");
+    done += static_cast<size_t>(got);
+  }
 }
 
 FileMapping::Ptr FileMapping::read(int fd, size_t size, const std::string& path) {
@@ -64,6 +85,7 @@ FileMapping::Ptr FileMapping::read(int fd, size_t size, const std::string& path)
 }
 
 FileMapping::~FileMapping() {
+  if (fd_ >= 0) ::close(fd_);
   if (mapped_)
     ::munmap(data_, size_);
   else

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
 
 #include "containers_test_util.h"
+#include "io/hdf5/hdf5_writer.h"
 
 namespace kerascpp::io {
 namespace {
@@ -62,6 +64,36 @@ TEST(H5File, EveryDriverReadsTheSame) {
     if (view.defined())
       EXPECT_EQ(std::vector<float>(view.data<float>(), view.data<float>() + view.size()), want);
   }
+}
+
+// A mapped file's large datasets are read with pread (FileMapping::copy), small ones copied from the
+// mapping; both give the file's bytes. A file cut short after it was opened is an IOError naming it,
+// where touching the lost pages of the mapping would kill the process with SIGBUS.
+TEST(H5File, AMappedFilesLargeDatasetsAreReadFromTheFileAndAShrunkFileIsAnError) {
+  const std::string path = testing::temp_path("pread.h5");
+  Tensor big = Tensor::empty({512, 64});  // 128 KiB: over FileMapping::kPreadBytes
+  for (int64_t i = 0; i < big.size(); ++i) big.data<float>()[i] = static_cast<float>(i % 1000) * 0.5f - 7.f;
+  const Tensor small = Tensor::from_vector({3}, {1.f, -2.f, 3.5f});
+  {
+    H5Writer w = H5Writer::create_in_memory();
+    H5WriteGroup g = w.root().create_group("w");
+    g.write_dataset("small", small);
+    g.write_dataset("big", big);
+    testing::write_bytes(path, w.finish());
+  }
+  ASSERT_GT(std::filesystem::file_size(path), FileMapping::kReadLimit / 4);
+  for (H5Driver d : {H5Driver::mapped, H5Driver::mapped_views}) {
+    H5Group g = H5File::open(path, d).root().group("w");
+    const Tensor b = g.dataset("big").read(), s = g.dataset("small").read();
+    EXPECT_EQ(std::memcmp(b.raw_data(), big.raw_data(), big.nbytes()), 0);
+    EXPECT_EQ(std::memcmp(s.raw_data(), small.raw_data(), small.nbytes()), 0);
+  }
+  H5File f = H5File::open(path, H5Driver::mapped);
+  H5Dataset d = f.root().group("w").dataset("big");
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 4096);  // another process saving over it
+  const std::string e = error_of<IOError>([&] { (void)d.read(); });
+  EXPECT_NE(e.find(path), std::string::npos) << e;
+  EXPECT_NE(e.find("the file shrank while being read"), std::string::npos) << e;
 }
 
 TEST(H5File, StringAttributesInEveryEncoding) {
