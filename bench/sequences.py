@@ -52,6 +52,13 @@ if which == "keras":
     out["lstm2_predict_on_batch"] = timed(lambda: m.predict_on_batch(x), rounds)
 else:
     out["lstm2_predict"] = timed(lambda: m.predict(x, verbose=0), rounds)
+# A batch of 1,024 in one call: the plan's blocks of rows (lstm2), and a masked model the plan does not take
+# (Embedding(mask_zero): Rnn::run_fast's blocks of rows).
+big = {"lstm2": (m, np.load(folder + "/lstm2.npz")["x"][:1024])}
+big["bilstm"] = (keras.models.load_model(folder + "/bilstm.keras"), np.load(folder + "/bilstm.npz")["x"][:1024])
+for kind, (model, xb) in big.items():
+    f = (lambda: model.predict_on_batch(xb)) if which == "keras" else (lambda: model.predict(xb, batch_size=1024, verbose=0))
+    out[kind + "_1024"] = timed(f, max(10, rounds // 10))
 x8 = np.load(folder + "/lstm8.npy")
 m8 = keras.models.load_model(folder + "/lstm8.keras")
 f8 = (lambda: m8.predict_on_batch(x8)) if which == "keras" else (lambda: m8.predict(x8, verbose=0))
@@ -146,6 +153,15 @@ def main():
              f"{us(k['lstm2_predict_on_batch'][0])} ({us(k['lstm2_predict_on_batch'][1])}) | "
              f"{us(c['lstm2_predict'][0])} ({us(c['lstm2_predict'][1])}) | "
              f"{k['lstm2_call'][0] / c['lstm2_predict'][0]:,.0f}x |", "",
+             "| predict, batch 1,024 in one call | Keras 3 `predict_on_batch` ms | kerascpp `predict` ms | "
+             "Keras / kerascpp |", "|---|---|---|---|"]
+    for kind, label in (("lstm2", "2-layer LSTM(32), 40 steps (kerascpp: the inference plan)"),
+                        ("bilstm", "Embedding(2000, 32, mask_zero) + Bidirectional(LSTM(32)), 40 steps, masked "
+                                   "(kerascpp: the layers' loop)")):
+        kk, cc = k[kind + "_1024"], c[kind + "_1024"]
+        lines.append(f"| {label} | {kk[0] * 1e3:,.1f} ({kk[1] * 1e3:,.1f}) | {cc[0] * 1e3:,.1f} ({cc[1] * 1e3:,.1f}) | "
+                     f"{kk[0] / cc[0]:,.1f}x |")
+    lines += ["",
              "| one Dense(8) -> LSTM(8) step at batch 1 | streamed: one call per step, ns | "
              "inside a 1,000-step sequence, ns per step |",
              "|---|---|---|",
