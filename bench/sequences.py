@@ -5,6 +5,8 @@ same files and data (issue 15); writes the "sequences" section of docs/benchmark
 
   - predict at batch 1: a 2-layer LSTM(32) over 40 steps (Keras's eager model(x), the call a serving loop
     makes, and its predict_on_batch), kerascpp's predict;
+  - predict at batch 1,024 in one call: the same LSTM (kerascpp's inference plan) and the masked
+    Embedding(mask_zero) + Bidirectional LSTM(32) below (kerascpp's layers' loop);
   - the cost of one LSTM(8) step: streamed one sample at a time (a stateful Dense(8) -> LSTM(8) model
     called once per step, kerascpp from C++ with build/bench_native, Keras with predict_on_batch), and
     inside a sequence (the same layers over 1,000 steps at batch 1, divided by the steps);
@@ -153,7 +155,8 @@ def main():
              f"{us(k['lstm2_predict_on_batch'][0])} ({us(k['lstm2_predict_on_batch'][1])}) | "
              f"{us(c['lstm2_predict'][0])} ({us(c['lstm2_predict'][1])}) | "
              f"{k['lstm2_call'][0] / c['lstm2_predict'][0]:,.0f}x |", "",
-             "| predict, batch 1,024 in one call | Keras 3 `predict_on_batch` ms | kerascpp `predict` ms | "
+             f"| predict, batch 1,024 in one call ({max(10, a.rounds // 10)} calls) | Keras 3 `predict_on_batch` ms | "
+             "kerascpp `predict` ms | "
              "Keras / kerascpp |", "|---|---|---|---|"]
     for kind, label in (("lstm2", "2-layer LSTM(32), 40 steps (kerascpp: the inference plan)"),
                         ("bilstm", "Embedding(2000, 32, mask_zero) + Bidirectional(LSTM(32)), 40 steps, masked "

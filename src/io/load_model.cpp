@@ -184,18 +184,18 @@ Model load_keras_archive(io::ZipArchive zip, const std::string& name, const Load
   BuildBudget budget = io::budget_of(limits, zip.checked_size("model.weights.h5"), name + "/model.weights.h5");
   // The compile config is moved out: the model's config no longer needs it (canonical_model_config drops it).
   Json training = Json::object();
-  if (auto it = config.is_object() ? config.find("compile_config") : config.end(); it != config.end() && !it->is_null())
+  if (auto it = config.is_object() ? config.find("compile_config") : config.end();
+      it != config.end() && !it->is_null())
     training = std::move(*it);
-  Model model = with_file_context(name, [&] {
-    return build(std::move(config), major, std::move(training), custom, &budget);
-  });
+  Model model = with_file_context(
+      name, [&] { return build(std::move(config), major, std::move(training), custom, &budget); });
   auto wm = zip.member("model.weights.h5");
   // A stored member of a mapped archive is read in place in the mapping (and its datasets copied by
   // FileMapping::copy, or made views of it with mmap_weights).
-  io::H5File weights = wm.mapping ? io::H5File::open_mapped(wm.data, wm.size, name + "/model.weights.h5", wm.mapping,
-                                                            limits.allow_libhdf5)
-                                  : io::H5File::open_image(wm.data, wm.size, name + "/model.weights.h5", wm.keepalive,
-                                                           limits.allow_libhdf5);
+  io::H5File weights = wm.mapping ? io::H5File::open_mapped(wm.data, wm.size, name + "/model.weights.h5",
+                                                            wm.mapping, limits.allow_libhdf5)
+                                  : io::H5File::open_image(wm.data, wm.size, name + "/model.weights.h5",
+                                                           wm.keepalive, limits.allow_libhdf5);
   io::load_keras3_weights(model, weights.root(), options.mmap_weights);
   load_assets(model, zip);
   if (options.compile) {
@@ -284,7 +284,9 @@ namespace {
 void load_weights_from_zip(Model& m, const io::ZipArchive& zip, const std::string& name) {
   KCPP_CHECK(zip.has("model.weights.h5"), IOError, "Invalid .keras archive ", name, ": it has no model.weights.h5 member");
   auto wm = zip.member("model.weights.h5");
-  io::H5File w = io::H5File::open_image(wm.data, wm.size, name + "/model.weights.h5", wm.keepalive);
+  io::H5File w = wm.mapping
+                     ? io::H5File::open_mapped(wm.data, wm.size, name + "/model.weights.h5", wm.mapping)
+                     : io::H5File::open_image(wm.data, wm.size, name + "/model.weights.h5", wm.keepalive);
   io::load_keras3_weights(m, w.root());
 }
 // A weights-only .h5 keeps layer_names at its root, a full model under model_weights; anything else

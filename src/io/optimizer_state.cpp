@@ -200,7 +200,7 @@ void assign_slot_major(Model& model, const std::vector<std::string>& names, cons
 }  // namespace
 
 void compile_from_saved_config(Model& model, const std::string& file, const LoadOptions& options) {
-  const Json& t = model.training_config();  // read in place: valid until compile() below replaces it
+  const Json& t = model.training_config();  // read in place; compile() below replaces what it holds
   if (!t.is_object() || t.empty()) return;
   static const Json kNone;
   auto member = [&t](const char* key) -> const Json& {

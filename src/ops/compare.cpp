@@ -18,7 +18,8 @@ Tensor not_equal(const Tensor& a, const Tensor& b) {
   Tensor out = Tensor::empty(shape);
   const int64_t n = out.size();
   float* o = out.data<float>();
-  if (fb.size() == 1 && fa.shape() == shape) {  // x != a number (masks: Masking, Embedding, any): no broadcast copy
+  // x != a number (masks: Masking, Embedding, any): no broadcast copy of it.
+  if (fb.size() == 1 && fa.shape() == shape) {
     const float* x = fa.data<float>();
     const float v = fb.data<float>()[0];
     for (int64_t i = 0; i < n; ++i) o[i] = x[i] != v ? 1.f : 0.f;

@@ -240,14 +240,15 @@ void Model::compile(const CompileOptions& o) {
   const Json metrics_cfg = metrics_config(o.metrics, o.metric_objects, o.output_metric_objects, output_names(), name());
   const Json weighted_cfg = metrics_config(o.weighted_metrics, o.weighted_metric_objects,
                                            o.output_weighted_metric_objects, output_names(), name());
-  training_config_ = Json{{"optimizer", serialize("keras.optimizers", c->optimizer->class_name(), c->optimizer->get_config())},
-                   {"loss", loss_cfg},
-                   {"loss_weights", o.loss_weights.empty() ? Json() : Json(o.loss_weights)},
-                   {"metrics", metrics_cfg},
-                   {"weighted_metrics", weighted_cfg},
-                   {"run_eagerly", false},
-                   {"steps_per_execution", 1},
-                   {"jit_compile", false}};
+  training_config_ = Json{
+      {"optimizer", serialize("keras.optimizers", c->optimizer->class_name(), c->optimizer->get_config())},
+      {"loss", loss_cfg},
+      {"loss_weights", o.loss_weights.empty() ? Json() : Json(o.loss_weights)},
+      {"metrics", metrics_cfg},
+      {"weighted_metrics", weighted_cfg},
+      {"run_eagerly", false},
+      {"steps_per_execution", 1},
+      {"jit_compile", false}};
   compiled_ = std::move(c);
   stop_training = false;
 }

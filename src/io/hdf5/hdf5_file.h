@@ -137,8 +137,9 @@ class H5File {
   // while the file or anything taken from it is alive: pass `keepalive` to tie them to it.
   static H5File open_image(const void* data, size_t size, std::string display_name,
                            std::shared_ptr<const void> keepalive = {}, bool allow_libhdf5 = true);
-  // An image lying inside a private file mapping (a .keras archive's stored member), which it keeps
-  // alive: its datasets can be views (H5Dataset::view) when the mapping is writable.
+  // An image lying inside a private file mapping (a .keras archive's stored member) or a file read
+  // into memory (FileMapping::read), which it keeps alive: its datasets can be views (H5Dataset::view)
+  // when the mapping is writable, and large ones are read with FileMapping::copy.
   static H5File open_mapped(const char* data, size_t size, std::string display_name, FileMapping::Ptr mapping,
                             bool allow_libhdf5 = true);
 

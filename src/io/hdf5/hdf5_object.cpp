@@ -144,7 +144,13 @@ void H5Dataset::read_into(void* dst, size_t nbytes) const {
   if (node_->obj) {
     std::string why;
     if (const FileMapping* m = node_->file->mapping.get()) {  // the bytes lie in a file mapping
-      if (const char* p = node_->file->fast->bytes(*node_->obj, want, &why)) return m->copy(p, want, dst);
+      if (const char* p = node_->file->fast->bytes(*node_->obj, want, &why)) {
+        try {
+          return m->copy(p, want, dst);
+        } catch (const IOError& e) {  // the file shrank or failed while being read
+          KCPP_THROW(IOError, "Unable to read dataset \"", path(), "\": ", e.what());
+        }
+      }
       if (!why.empty())
         KCPP_THROW(IOError, "Unable to read dataset \"", path(), "\" in \"", file_name(), "\": ", why);
     }

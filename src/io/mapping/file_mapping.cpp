@@ -44,10 +44,17 @@ FileMapping::Ptr FileMapping::map(int fd, size_t size, const std::string& path, 
   // A read-only mapping lives while a load copies from it: it keeps a descriptor for copy(). A
   // writable one (weights as views, for a model's life) keeps none.
   const int own = writable ? -1 : ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
-  return Ptr(new FileMapping(static_cast<char*>(p), size, writable, true, own, path));
+  try {
+    return Ptr(new FileMapping(static_cast<char*>(p), size, writable, true, own, path));
+  } catch (...) {
+    if (own >= 0) ::close(own);
+    ::munmap(p, size);
+    throw;
+  }
 }
 
 void FileMapping::copy(const char* p, size_t n, void* dst) const {
+  KCPP_ASSERT(p >= data_ && n <= size_ && static_cast<size_t>(p - data_) <= size_ - n);
   if (fd_ < 0 || n < kPreadBytes) {
     std::memcpy(dst, p, n);
     return;
@@ -57,10 +64,14 @@ void FileMapping::copy(const char* p, size_t n, void* dst) const {
   for (size_t done = 0; done < n;) {
     ssize_t got = ::pread(fd_, out + done, n - done, static_cast<off_t>(at + done));
     if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && (errno == ESPIPE || errno == EINVAL) && done == 0) {  // mappable but not preadable
+      std::memcpy(dst, p, n);
+      return;
+    }
     if (got < 0) KCPP_THROW(IOError, "Unable to read \"", path_, "\": ", std::strerror(errno));
     if (got == 0)
-      KCPP_THROW(IOError, "Unable to read \"", path_, "\": the file shrank while being read (", n, " bytes at offset ",
-                 at, " wanted, the file ends after ", at + done, ")");
+      KCPP_THROW(IOError, "Unable to read \"", path_, "\": the file shrank while being read (", n,
+                 " bytes at offset ", at, " wanted, the file ends after ", at + done, ")");
     done += static_cast<size_t>(got);
   }
 }

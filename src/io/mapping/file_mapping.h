@@ -32,7 +32,8 @@ class FileMapping {
   // directory. `what` names the kind of file in those errors ("a zip archive").
   static constexpr size_t kReadLimit = 512 << 10;
   static Ptr open(const std::string& path, const char* what, bool writable = false);
-  // Maps `size` bytes of the open descriptor `fd` (the caller keeps and closes it).
+  // Maps `size` bytes of the open descriptor `fd` (the caller keeps and closes it; a read-only mapping
+  // keeps a duplicate of its own for copy()).
   static Ptr map(int fd, size_t size, const std::string& path, bool writable = false);
   // Reads them into memory of its own (64-byte aligned): IOError naming the file if the read fails or
   // the file shrank meanwhile.

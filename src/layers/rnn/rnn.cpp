@@ -280,21 +280,25 @@ std::vector<Tensor> Rnn::run_fast(const Tensor& x, const std::vector<Tensor>& in
       for (int64_t b = 0; b < r; ++b)
         std::copy(xp.data<float>() + ((b0 + b) * steps + t) * width,
                   xp.data<float>() + ((b0 + b) * steps + t + 1) * width, xp_b + b * width);
-      if (!cell_->fast_step(xp_b, in, out, work_b, r)) {  // nothing written: the op loop runs instead
+      // False: the op loop runs instead, from `initial` (never copied into).
+      if (!cell_->fast_step(xp_b, in, out, work_b, r)) {
         failed = true;
         return;
       }
       for (int64_t b = b0; b < b0 + r; ++b) {
         const bool keep = !mask.defined() || mask.data<float>()[b * steps + t] != 0.f;
-        for (size_t i = 0; i < count; ++i)  // a masked step keeps the states
-          if (keep)
-            std::copy(next[i].data<float>() + b * units, next[i].data<float>() + (b + 1) * units,
-                      states[i].data<float>() + b * units);
+        for (size_t i = 0; i < count && keep; ++i) {  // a masked step keeps the states
+          const int64_t su = cell_->state_units(i);
+          std::copy(next[i].data<float>() + b * su, next[i].data<float>() + (b + 1) * su,
+                    states[i].data<float>() + b * su);
+        }
         if (keep)
-          std::copy(next[o].data<float>() + b * units, next[o].data<float>() + (b + 1) * units, y + b * units);
+          std::copy(next[o].data<float>() + b * units, next[o].data<float>() + (b + 1) * units,
+                    y + b * units);
         else if (zero_output_for_mask_)
           std::fill(y + b * units, y + (b + 1) * units, 0.f);
-        if (return_sequences_) std::copy(y + b * units, y + (b + 1) * units, sequence.data<float>() + (b * steps + s) * units);
+        if (return_sequences_)
+          std::copy(y + b * units, y + (b + 1) * units, sequence.data<float>() + (b * steps + s) * units);
       }
     }
   });

@@ -110,15 +110,15 @@ Json prepare_config(const Json& config, const std::string& class_name, const Jso
              ": the Keras 2 Nadam `schedule_decay` is not supported. Received: schedule_decay=",
              c["schedule_decay"].dump());
   static const Json base = {{"name", nullptr},  // made once: immutable, shared by every thread
-                     {"weight_decay", nullptr},
-                     {"clipnorm", nullptr},
-                     {"clipvalue", nullptr},
-                     {"global_clipnorm", nullptr},
-                     {"use_ema", false},
-                     {"ema_momentum", 0.99},
-                     {"ema_overwrite_frequency", nullptr},
-                     {"loss_scale_factor", nullptr},
-                     {"gradient_accumulation_steps", nullptr}};
+                            {"weight_decay", nullptr},
+                            {"clipnorm", nullptr},
+                            {"clipvalue", nullptr},
+                            {"global_clipnorm", nullptr},
+                            {"use_ema", false},
+                            {"ema_momentum", 0.99},
+                            {"ema_overwrite_frequency", nullptr},
+                            {"loss_scale_factor", nullptr},
+                            {"gradient_accumulation_steps", nullptr}};
   std::string unknown;
   for (const auto& [k, v] : c.items())
     if (!base.contains(k) && !own.contains(k)) unknown += (unknown.empty() ? "'" : ", '") + k + "': " + v.dump();

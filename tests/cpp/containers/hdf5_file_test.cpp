@@ -90,7 +90,8 @@ TEST(H5File, AMappedFilesLargeDatasetsAreReadFromTheFileAndAShrunkFileIsAnError)
   }
   H5File f = H5File::open(path, H5Driver::mapped);
   H5Dataset d = f.root().group("w").dataset("big");
-  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 4096);  // another process saving over it
+  // Another process saving over it.
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 4096);
   const std::string e = error_of<IOError>([&] { (void)d.read(); });
   EXPECT_NE(e.find(path), std::string::npos) << e;
   EXPECT_NE(e.find("the file shrank while being read"), std::string::npos) << e;

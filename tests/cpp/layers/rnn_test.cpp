@@ -11,8 +11,8 @@
 #include "kerascpp/error.h"
 #include "kerascpp/layer.h"
 #include "kerascpp/threading.h"
-#include "ops/ops.h"
 #include "layer_test_util.h"
+#include "ops/ops.h"
 
 namespace kerascpp {
 namespace {
@@ -198,7 +198,8 @@ TEST(Rnn, TheInferenceLoopsBlocksOfRowsGiveEachRowItsOwnBitsOnAnyThreads) {
   const Tensor x = random(g, {batch, steps, 4}, 1.f);
   Tensor mask = Tensor::zeros({batch, steps});
   for (int64_t b = 0; b < batch; ++b)
-    for (int64_t t = 0; t < steps; ++t) mask.data<float>()[b * steps + t] = (b * 7 + t * 3) % 5 != 0 ? 1.f : 0.f;
+    for (int64_t t = 0; t < steps; ++t)
+      mask.data<float>()[b * steps + t] = (b * 7 + t * 3) % 5 != 0 ? 1.f : 0.f;
   const Json cases[] = {{{"return_sequences", true}, {"zero_output_for_mask", true}},
                         {{"return_state", true}, {"go_backwards", true}}};
   for (const char* cls : {"SimpleRNN", "LSTM", "GRU"})
@@ -214,7 +215,8 @@ TEST(Rnn, TheInferenceLoopsBlocksOfRowsGiveEachRowItsOwnBitsOnAnyThreads) {
         runs.push_back(l->call({x}, ctx));
       }
       set_num_threads(0);
-      for (size_t i = 0; i < runs[0].size(); ++i) EXPECT_TRUE(same_bits(runs[0][i], runs[1][i])) << "output " << i;
+      for (size_t i = 0; i < runs[0].size(); ++i)
+        EXPECT_TRUE(same_bits(runs[0][i], runs[1][i])) << "output " << i;
       for (int64_t b = 0; b < batch; ++b) {
         const std::vector<Tensor> row_mask{mask.slice(b, 1)};
         CallContext one;
