@@ -208,11 +208,11 @@ void compile_from_saved_config(Model& model, const std::string& file, const Load
     return it == t.end() ? kNone : *it;
   };
   const bool keras3 = t.contains("optimizer");  // Keras 3's compile_config; Keras 2 has optimizer_config
-  if (member(keras3 ? "optimizer" : "optimizer_config").is_null()) return;
+  const Json& optimizer = member(keras3 ? "optimizer" : "optimizer_config");
+  if (optimizer.is_null()) return;
   try {
     CompileOptions o;
-    o.optimizer = member(keras3 ? "optimizer" : "optimizer_config");
-    const Json& optimizer = o.optimizer;
+    o.optimizer = optimizer;
     const Json& loss = member("loss");
     o.loss = loss_identifier(loss);
     o.metrics = per_output_if_keras3(metric_identifiers(member("metrics")), model, keras3);

@@ -1,8 +1,9 @@
 // SimpleRNN, LSTM and GRU (and RNN over one of their cells) as inference-plan steps: the
 // interpreter's fast loop (layers::Rnn::run_fast) on the plan's buffers, kernel for kernel, so the
 // numbers are the interpreter's bit for bit. Every step's input product is one matmul over rows x
-// steps; each step is the cell's fast_step on the states, a batch's blocks of rows on the threads. A stateful layer's states are the caller's
-// (RnnStates, layer.h): InferencePlan hands them to run_stateful and keeps them between calls.
+// steps; each step is the cell's fast_step on the states, a batch's blocks of rows on the threads. A
+// stateful layer's states are the caller's (RnnStates, layer.h): InferencePlan hands them to
+// run_stateful and keeps them between calls.
 #include "models/plan_recurrent_steps.h"
 
 #include <algorithm>
