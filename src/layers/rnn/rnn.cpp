@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <functional>
 #include <random>
 
@@ -242,71 +243,115 @@ std::vector<Tensor> Rnn::from_legacy_layout(std::vector<Tensor> saved) const {
   return {kernel, recurrent, b};
 }
 
-// Inference without a tape: the loop of run() on raw buffers (cell fast_step, the same kernels in the same
-// order), with no tensor per step. Empty when the cell has no fast step. The batch's rows are independent
-// through time: blocks of them run the whole sequence on the threads (kernels::for_row_blocks, as the
-// inference plan's recurrent steps and the taped sequence ops do), each row with the bits the whole
-// batch's step gives it. Everything the blocks use is made before they start.
+// Inference without a tape: the loop of run() on raw buffers (Rnn::fast_loop), with no tensor per step.
+// Empty when the cell has no fast step; `initial` is never written, so the op loop can start from it.
 std::vector<Tensor> Rnn::run_fast(const Tensor& x, const std::vector<Tensor>& initial, const Tensor& mask,
                                   std::vector<Tensor>* final_states) const {
-  const int64_t batch = x.dim(0), steps = x.dim(1), units = cell_->units();
+  const int64_t batch = x.dim(0), steps = x.dim(1);
   const Tensor xp = cell_->project(x);
   const int64_t width = xp.dim(2);
   const size_t count = cell_->state_count();
   KCPP_ASSERT(count <= RnnCell::kMaxFastStates);
-  std::vector<Tensor> states, next;
+  std::vector<Tensor> states;
+  float* state_data[RnnCell::kMaxFastStates];
   for (size_t i = 0; i < count; ++i) {
     states.push_back(initial[i].copy());
-    next.push_back(Tensor::empty({batch, cell_->state_units(i)}));
+    state_data[i] = states.back().data<float>();
   }
-  Tensor output = Tensor::zeros({batch, units});
-  Tensor sequence = return_sequences_ ? Tensor::empty({batch, steps, units}) : Tensor();
-  std::vector<float> xp_t(batch * width), work(cell_->work_size(batch));
-  const size_t o = cell_->output_state();
-  std::atomic<bool> failed{false};
-  // Rows [b0, b0 + r): their rows of xp_t, the states, next, the output and the cell's work (linear in rows).
-  kernels::for_row_blocks(batch, units, width, [&](int64_t b0, int64_t r) {
-    const float* in[RnnCell::kMaxFastStates];
-    float* out[RnnCell::kMaxFastStates];
-    for (size_t i = 0; i < count; ++i) {
-      in[i] = states[i].data<float>() + b0 * cell_->state_units(i);
-      out[i] = next[i].data<float>() + b0 * cell_->state_units(i);
-    }
-    float* xp_b = xp_t.data() + b0 * width;
-    float* work_b = work.data() + cell_->work_size(b0);
-    float* y = output.data<float>();
-    for (int64_t s = 0; s < steps && !failed.load(std::memory_order_relaxed); ++s) {
-      const int64_t t = go_backwards_ ? steps - 1 - s : s;
-      for (int64_t b = 0; b < r; ++b)
-        std::copy(xp.data<float>() + ((b0 + b) * steps + t) * width,
-                  xp.data<float>() + ((b0 + b) * steps + t + 1) * width, xp_b + b * width);
-      // False: the op loop runs instead, from `initial` (never copied into).
-      if (!cell_->fast_step(xp_b, in, out, work_b, r)) {
-        failed = true;
-        return;
-      }
-      for (int64_t b = b0; b < b0 + r; ++b) {
-        const bool keep = !mask.defined() || mask.data<float>()[b * steps + t] != 0.f;
-        for (size_t i = 0; i < count && keep; ++i) {  // a masked step keeps the states
-          const int64_t su = cell_->state_units(i);
-          std::copy(next[i].data<float>() + b * su, next[i].data<float>() + (b + 1) * su,
-                    states[i].data<float>() + b * su);
-        }
-        if (keep)
-          std::copy(next[o].data<float>() + b * units, next[o].data<float>() + (b + 1) * units,
-                    y + b * units);
-        else if (zero_output_for_mask_)
-          std::fill(y + b * units, y + (b + 1) * units, 0.f);
-        if (return_sequences_)
-          std::copy(y + b * units, y + (b + 1) * units, sequence.data<float>() + (b * steps + s) * units);
-      }
-    }
-  });
-  if (failed) return {};
+  Tensor output = Tensor::empty({batch, cell_->units()});
+  Tensor sequence = return_sequences_ ? Tensor::empty({batch, steps, cell_->units()}) : Tensor();
+  const Tensor scratch = Tensor::empty({fast_loop_floats(batch, width)});
+  FastLoop f;
+  f.xp = xp.data<float>();
+  f.states = state_data;
+  f.mask = mask.defined() ? mask.data<float>() : nullptr;
+  f.sequence = return_sequences_ ? sequence.data<float>() : nullptr;
+  f.last = output.data<float>();
+  f.scratch = scratch.data<float>();
+  if (!fast_loop(f, batch, steps, width)) return {};
   std::vector<Tensor> result{return_sequences_ ? sequence : output};
   if (return_state_) result.insert(result.end(), states.begin(), states.end());
   if (final_states) *final_states = states;
   return result;
+}
+
+// The scratch: one step's rows of xp, the next states (state by state, rows x state_units each) and
+// the cell's work, all linear in rows so that a block of rows takes its own part of each.
+int64_t Rnn::fast_loop_floats(int64_t rows, int64_t width) const {
+  int64_t state_floats = 0;
+  for (size_t i = 0; i < cell_->state_count(); ++i) state_floats += cell_->state_units(i);
+  return rows * width + rows * state_floats + cell_->work_size(rows);
+}
+
+// The batch's rows are independent through time: blocks of them run the whole sequence on the threads
+// (kernels::for_row_blocks, as the taped sequence ops do), each row with the bits the whole batch's step
+// gives it. Nothing here allocates or throws on the threads; a cell whose fast step declines stops every
+// block (the caller then runs the op loop).
+bool Rnn::fast_loop(const FastLoop& f, int64_t rows, int64_t steps, int64_t width) const {
+  const RnnCell& cell = *cell_;
+  const size_t count = cell.state_count(), o = cell.output_state();
+  const int64_t units = cell.units();
+  KCPP_ASSERT(count <= RnnCell::kMaxFastStates && (f.last || !f.mask));
+  // The buffers as locals: the compiler need not read them again after each call that might write.
+  const float* const xp = f.xp;
+  const float* const mask = f.mask;
+  float* const sequence = f.sequence;
+  int64_t state_units[RnnCell::kMaxFastStates], next_offset[RnnCell::kMaxFastStates], state_floats = 0;
+  for (size_t i = 0; i < count; ++i) {
+    state_units[i] = cell.state_units(i);
+    next_offset[i] = rows * state_floats;
+    state_floats += state_units[i];
+  }
+  float* xp_t = f.scratch;
+  float* next_all = xp_t + rows * width;
+  float* work = next_all + rows * state_floats;
+  if (f.last) std::fill(f.last, f.last + rows * units, 0.f);
+  const auto bytes = [](int64_t floats) { return static_cast<size_t>(floats) * sizeof(float); };
+  std::atomic<bool> failed{false};
+  kernels::for_row_blocks(rows, units, width, [&](int64_t b0, int64_t r) {
+    float* state[RnnCell::kMaxFastStates];
+    const float* now[RnnCell::kMaxFastStates];
+    float* next[RnnCell::kMaxFastStates];
+    for (size_t i = 0; i < count; ++i) {
+      state[i] = f.states[i] + b0 * state_units[i];
+      now[i] = state[i];
+      next[i] = next_all + next_offset[i] + b0 * state_units[i];
+    }
+    float* xp_b = xp_t + b0 * width;
+    float* work_b = work + cell.work_size(b0);
+    float* last = f.last ? f.last + b0 * units : nullptr;
+    for (int64_t s = 0; s < steps && !failed.load(std::memory_order_relaxed); ++s) {
+      const int64_t t = go_backwards_ ? steps - 1 - s : s;
+      for (int64_t b = 0; b < r; ++b)
+        std::memcpy(xp_b + b * width, xp + ((b0 + b) * steps + t) * width, bytes(width));
+      if (!cell.fast_step(xp_b, now, next, work_b, r)) {
+        failed = true;
+        return;
+      }
+      if (!mask) {
+        for (size_t i = 0; i < count; ++i) std::memcpy(state[i], next[i], bytes(r * state_units[i]));
+        if (sequence)
+          for (int64_t b = 0; b < r; ++b)
+            std::memcpy(sequence + ((b0 + b) * steps + s) * units, next[o] + b * units, bytes(units));
+        continue;
+      }
+      for (int64_t b = 0; b < r; ++b) {
+        if (mask[(b0 + b) * steps + t] != 0.f) {
+          for (size_t i = 0; i < count; ++i) {
+            const int64_t su = state_units[i];
+            std::memcpy(state[i] + b * su, next[i] + b * su, bytes(su));
+          }
+          std::memcpy(last + b * units, next[o] + b * units, bytes(units));
+        } else if (zero_output_for_mask_) {
+          std::fill(last + b * units, last + (b + 1) * units, 0.f);
+        }  // else a masked step repeats the row's last output
+        if (sequence) std::memcpy(sequence + ((b0 + b) * steps + s) * units, last + b * units, bytes(units));
+      }
+    }
+  });
+  if (failed) return false;
+  if (f.last && !mask && steps > 0) std::memcpy(f.last, f.states[o], bytes(rows * units));
+  return true;
 }
 
 // keras.layers.RNN over one cell given by its config ({"class_name": "LSTMCell", "config": {...}}).

@@ -43,6 +43,29 @@ class Rnn : public Layer {
   bool go_backwards() const { return go_backwards_; }
   std::vector<Tensor> compute_mask(const std::vector<Tensor>& in, const std::vector<Tensor>& masks) const override;
   std::vector<Layer*> sublayers() const override { return {cell_.get()}; }
+
+  // Inference without a tape over raw buffers: the cell's fast_step step by step, the batch's blocks of
+  // rows on the threads. run() takes it (run_fast) and so do the inference plan's recurrent steps
+  // (models/plan_recurrent_steps.cpp): one loop, so both give each row the same bits.
+  struct FastLoop {
+    // (rows, steps, width): every step's input product (RnnCell::fast_project).
+    const float* xp = nullptr;
+    // cell().state_count() blocks (rows, state_units(i)): the initial states, left holding the final ones.
+    float* const* states = nullptr;
+    // (rows, steps) or null: where 0, a row's step keeps its states and repeats its last output (zeros
+    // with zero_output_for_mask).
+    const float* mask = nullptr;
+    // (rows, steps, units): the outputs in the order run (return_sequences), or null.
+    float* sequence = nullptr;
+    // (rows, units): the last output (zeros for no steps), or null; needed with a mask.
+    float* last = nullptr;
+    // fast_loop_floats(rows, width) floats.
+    float* scratch = nullptr;
+  };
+
+  int64_t fast_loop_floats(int64_t rows, int64_t width) const;
+  // False where the cell's fast step declines (has_fast_step() false): the states may be part written.
+  bool fast_loop(const FastLoop& f, int64_t rows, int64_t steps, int64_t width) const;
   // Keras 3 saves the cell's variables under the attribute "cell" (".../lstm/cell/vars").
   std::vector<SaveableChildren> saveable_children() const override { return {{"cell", {cell_.get()}, false}}; }
 
