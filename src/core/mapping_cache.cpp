@@ -24,7 +24,8 @@ size_t half_the_memory() {
 // were refused and mapped afresh at 1x the peak; at 1.5x none, and a train step took 5.5 s instead
 // of 6.0-6.2 s. The bound still stops a loop whose shapes keep changing from keeping every size.
 size_t MappingCache::bound() const {
-  return std::max(max_bytes_, std::min(peak_live_ + peak_live_ / 2, half_the_memory()));
+  const size_t cap = cap_ > 0 ? std::min(cap_, half_the_memory()) : half_the_memory();
+  return std::max(max_bytes_, std::min(peak_live_ + peak_live_ / 2, cap));
 }
 
 void MappingCache::allocated(size_t bytes) {
@@ -68,6 +69,37 @@ bool MappingCache::give(void* data, size_t bytes) {
   }
   c->held_ += bytes;
   return true;
+}
+
+MappingCachePool::Lease::Lease(const MappingCachePool* pool) {
+  if (MappingCache::active()) return;
+  {
+    std::lock_guard<std::mutex> lock(pool->mutex_);
+    if (!pool->idle_.empty()) {
+      cache_ = std::move(pool->idle_.back());
+      pool->idle_.pop_back();
+    } else {
+      pool->idle_.reserve(++pool->made_);  // so that giving it back (in a destructor) never allocates
+    }
+  }
+  if (!cache_) cache_ = std::make_shared<MappingCache>(0, kHeldBytes);
+  cache_->reset_live();
+  pool_ = pool;
+  scope_.emplace(cache_);
+}
+
+MappingCachePool::Lease::~Lease() {
+  if (!pool_) return;
+  scope_.reset();
+  std::lock_guard<std::mutex> lock(pool_->mutex_);
+  pool_->idle_.push_back(std::move(cache_));
+}
+
+size_t MappingCachePool::bytes_held() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t bytes = 0;
+  for (const auto& c : idle_) bytes += c->bytes_held();
+  return bytes;
 }
 
 }  // namespace kerascpp

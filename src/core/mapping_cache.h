@@ -23,6 +23,9 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
 
 namespace kerascpp {
 
@@ -32,7 +35,8 @@ class MappingCache {
   // Inside a scope, tensors of this size or more are mappings too (Storage::allocate), so that the
   // medium ones of a step are kept as well; outside one, only Storage::kMapBytes or more.
   static constexpr size_t kScopedBytes = size_t{64} << 10;
-  explicit MappingCache(size_t max_bytes) : max_bytes_(max_bytes) {}
+  // cap: the most the peak may raise the bound to (0: half of the machine's memory).
+  explicit MappingCache(size_t max_bytes, size_t cap = 0) : max_bytes_(max_bytes), cap_(cap) {}
   ~MappingCache();  // unmaps what it holds
   MappingCache(const MappingCache&) = delete;
   MappingCache& operator=(const MappingCache&) = delete;
@@ -61,15 +65,51 @@ class MappingCache {
   static void allocated(size_t bytes);
 
   size_t bytes_held() const { return held_; }
-  // What it may hold now: max_bytes, or 1.5x the peak of live mappings when higher (at most half the
-  // memory).
+  // A new call starts: its live mappings are counted from zero (those of an earlier call that are still
+  // alive, such as its outputs, were freed or kept outside any scope and never counted back out).
+  void reset_live() { live_ = 0; }
+  // What it may hold now: max_bytes, or 1.5x the peak of live mappings when higher (at most the cap,
+  // and half the memory).
   size_t bound() const;
 
  private:
-  size_t max_bytes_;
+  size_t max_bytes_, cap_;
   size_t held_ = 0;
   size_t live_ = 0, peak_live_ = 0;  // mappings allocated and not yet freed while this cache was current
   std::multimap<size_t, void*> free_;
+};
+
+// Caches for calls that may run at once on one shared model (Functional's interpreted inference): a
+// call leases one for its thread (an idle one, else a new one) and gives it back when it returns, so no
+// two threads use a cache at once. A cache made here keeps 1.5x the live peak of the biggest call it
+// served, at most kHeldBytes: an idle model holds what one call needed, and a model whose calls need
+// gigabytes holds no more than that.
+//
+//   { MappingCachePool::Lease pages(&pool);  ... the call ... }   // its big tensors: the last call's pages
+class MappingCachePool {
+ public:
+  static constexpr size_t kHeldBytes = size_t{256} << 20;
+  class Lease {
+   public:
+    // No lease (and no scope) where a scope lives on this thread already (a call inside fit, a model
+    // inside another model's call): the pages then go to that scope's cache.
+    explicit Lease(const MappingCachePool* pool);
+    ~Lease();
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+
+   private:
+    const MappingCachePool* pool_ = nullptr;
+    std::shared_ptr<MappingCache> cache_;
+    std::optional<MappingCache::Scope> scope_;
+  };
+  // The bytes the idle caches hold.
+  size_t bytes_held() const;
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::vector<std::shared_ptr<MappingCache>> idle_;
+  mutable size_t made_ = 0;
 };
 
 }  // namespace kerascpp

@@ -1,8 +1,5 @@
 #include "models/functional.h"
 
-#include "models/call_binding.h"
-#include "models/keras_tensor.h"
-
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -13,10 +10,13 @@
 #include <tuple>
 
 #include "kerascpp/warnings.h"
-#include "layers/layer_list.h"
 #include "layers/config_utils.h"
+#include "layers/layer_list.h"
 #include "layers/regularizers.h"
+#include "models/call_binding.h"
+#include "models/keras_tensor.h"
 #include "ops/ops.h"
+#include "ops/tape.h"
 
 namespace kerascpp::models {
 
@@ -385,6 +385,11 @@ std::vector<Shape> Functional::compute_output_shape(const std::vector<Shape>& in
 
 std::vector<Tensor> Functional::call(const std::vector<Tensor>& inputs, const CallContext& ctx) const {
   if (inference_plan_ && inference_plan_->takes(inputs, ctx)) return inference_plan_->run(inputs, ctx.rnn_states);
+  if (ctx.training || ops::active_recorder() != nullptr) return call_graph(inputs, ctx);
+  // Inference interpreted: its big tensors (a recurrent layer's projections of every step, 21 MB at a
+  // batch of 1,024) take the pages the last call freed instead of fresh ones the kernel must clear
+  // first (a quarter of a masked LSTM's predict). Inside fit or another model's call, theirs.
+  MappingCachePool::Lease pages(&pages_);
   return call_graph(inputs, ctx);
 }
 

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/mapping_cache.h"
 #include "kerascpp/keras_tensor.h"
 #include "kerascpp/layer.h"
 #include "layers/build_budget.h"
@@ -49,6 +50,8 @@ class Functional : public Layer {
   // says why ("layer 'lstm' (LSTM) is not planned").
   const InferencePlan* inference_plan() const { return inference_plan_.get(); }
   const std::string& why_not_planned() const { return why_not_planned_; }
+  // Bytes of pages that interpreted calls freed and the next ones take (call(), core/mapping_cache.h).
+  size_t idle_page_bytes() const { return pages_.bytes_held(); }
   // Compiles the inference plans again, this graph's and those of the models nested in it, for a
   // model no one uses yet whose weights were given new storage (Variable::share): plans keep weight
   // addresses.
@@ -143,6 +146,9 @@ class Functional : public Layer {
   mutable std::vector<std::shared_ptr<const SymbolicNode>> symbolic_;
   std::unique_ptr<InferencePlan> inference_plan_;
   std::string why_not_planned_;
+  // The pages of the big tensors of interpreted inference calls, kept for the next call (call()): as a
+  // plan's workspaces, one per caller that ran beside another.
+  MappingCachePool pages_;
 };
 
 // A layer or a nested model for a canonical {"class_name", "config"} entry.

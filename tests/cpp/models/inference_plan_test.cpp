@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -14,9 +15,9 @@
 
 #include "../test_errors.h"
 #include "../test_paths.h"
-#include "plan_test_util.h"
 #include "kerascpp/kerascpp.h"
 #include "models/functional.h"
+#include "plan_test_util.h"
 
 namespace kerascpp {
 namespace {
@@ -263,6 +264,39 @@ TEST(InferencePlan, CallsThePlanDoesNotTakeAreInterpreted) {
   CallContext masked;
   masked.masks = &masks;
   EXPECT_FALSE(plan->takes({in}, masked));
+}
+
+// A call the plan does not take (a masked input here) is interpreted, and its big tensors (the first
+// LSTM's projections of every step: 256 x 40 x 128 floats, 5 MB) take the pages the call before freed
+// (Functional::call, core/mapping_cache.h). The pages are the model's, one set per caller that ran
+// beside another, bounded, and never change a result.
+TEST(InferencePlan, InterpretedCallsTakeThePagesOfTheCallBefore) {
+  auto x = Input({40, 16}, {{"name", "x"}});
+  auto h =
+      layers::LSTM({{"units", 32}, {"return_sequences", true}})(layers::Masking({{"mask_value", 0.0}})(x));
+  Model m({x}, {layers::LSTM({{"units", 16}})(h)});
+  const models::Functional& g = graph_of(m);
+  ASSERT_EQ(g.inference_plan(), nullptr);
+  Tensor in = ramp({256, 40, 16});
+  for (int64_t b = 0; b < 256; ++b)  // row b's last b % 40 steps are masked
+    for (int64_t t = 40 - b % 40; t < 40; ++t) std::fill_n(in.data<float>() + (b * 40 + t) * 16, 16, 0.f);
+  EXPECT_EQ(g.idle_page_bytes(), 0u);
+  const Tensor first = m.predict({in}, 256)[0];
+  const size_t held = g.idle_page_bytes();
+  EXPECT_GE(held, size_t{256} * 40 * 128 * sizeof(float));
+  EXPECT_LE(held, MappingCachePool::kHeldBytes);
+  EXPECT_TRUE(identical(first, m.predict({in}, 256)[0]));
+  EXPECT_EQ(g.idle_page_bytes(), held);  // the same sizes took the same pages back
+  EXPECT_TRUE(identical(first, g.call_graph({in}, CallContext{})[0]));  // no pages kept: the same bits
+  std::vector<std::thread> threads;
+  std::atomic<int> differ{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 5; ++i) differ += !identical(first, m.predict({in}, 256)[0]);
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(differ.load(), 0);
+  EXPECT_LE(g.idle_page_bytes(), 5 * held);  // at most one set more per thread that ran beside another
 }
 
 TEST(InferencePlan, CallsFixedToTrainingAndCustomLayersAreNotPlanned) {
