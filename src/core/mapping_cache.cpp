@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
+
+#include "kerascpp/tensor.h"
 
 namespace kerascpp {
 namespace {
@@ -46,6 +49,8 @@ MappingCache::Scope::~Scope() { current = previous_; }
 
 bool MappingCache::active() { return current != nullptr; }
 
+size_t MappingCache::scoped_min_bytes() { return current ? current->min_bytes_ : SIZE_MAX; }
+
 void* MappingCache::take(size_t bytes) {
   MappingCache* c = current;
   if (c == nullptr) return nullptr;
@@ -82,7 +87,7 @@ MappingCachePool::Lease::Lease(const MappingCachePool* pool) {
       pool->idle_.reserve(++pool->made_);  // so that giving it back (in a destructor) never allocates
     }
   }
-  if (!cache_) cache_ = std::make_shared<MappingCache>(0, kHeldBytes);
+  if (!cache_) cache_ = std::make_shared<MappingCache>(0, kHeldBytes, Storage::kMapBytes);
   cache_->reset_live();
   pool_ = pool;
   scope_.emplace(cache_);

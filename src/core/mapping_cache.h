@@ -35,8 +35,11 @@ class MappingCache {
   // Inside a scope, tensors of this size or more are mappings too (Storage::allocate), so that the
   // medium ones of a step are kept as well; outside one, only Storage::kMapBytes or more.
   static constexpr size_t kScopedBytes = size_t{64} << 10;
-  // cap: the most the peak may raise the bound to (0: half of the machine's memory).
-  explicit MappingCache(size_t max_bytes, size_t cap = 0) : max_bytes_(max_bytes), cap_(cap) {}
+  // cap: the most the peak may raise the bound to (0: half of the machine's memory). min_bytes: the
+  // smallest tensor made a mapping while this cache is current (kScopedBytes, or Storage::kMapBytes for
+  // one that should change nothing below it).
+  explicit MappingCache(size_t max_bytes, size_t cap = 0, size_t min_bytes = kScopedBytes)
+      : max_bytes_(max_bytes), cap_(cap), min_bytes_(min_bytes) {}
   ~MappingCache();  // unmaps what it holds
   MappingCache(const MappingCache&) = delete;
   MappingCache& operator=(const MappingCache&) = delete;
@@ -60,6 +63,9 @@ class MappingCache {
   static void* take(size_t bytes);
   // Whether a scope lives on the calling thread.
   static bool active();
+  // The smallest tensor made a mapping on the calling thread now: its cache's min_bytes, or none
+  // (SIZE_MAX) without a scope.
+  static size_t scoped_min_bytes();
   static bool give(void* data, size_t bytes);
   // For Storage: a mapping of `bytes` handed to a tensor on this thread (taken or new).
   static void allocated(size_t bytes);
@@ -73,7 +79,7 @@ class MappingCache {
   size_t bound() const;
 
  private:
-  size_t max_bytes_, cap_;
+  size_t max_bytes_, cap_, min_bytes_;
   size_t held_ = 0;
   size_t live_ = 0, peak_live_ = 0;  // mappings allocated and not yet freed while this cache was current
   std::multimap<size_t, void*> free_;
@@ -83,7 +89,8 @@ class MappingCache {
 // call leases one for its thread (an idle one, else a new one) and gives it back when it returns, so no
 // two threads use a cache at once. A cache made here keeps 1.5x the live peak of the biggest call it
 // served, at most kHeldBytes: an idle model holds what one call needed, and a model whose calls need
-// gigabytes holds no more than that.
+// gigabytes holds no more than that. It takes only tensors that are mappings anyway (Storage::kMapBytes
+// or more): smaller ones stay on the heap, where a call's outputs, freed after it, are reused too.
 //
 //   { MappingCachePool::Lease pages(&pool);  ... the call ... }   // its big tensors: the last call's pages
 class MappingCachePool {

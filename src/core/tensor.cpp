@@ -44,7 +44,7 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes, bool zeroed) {
   // Inside a training loop's scope a medium tensor is a mapping too, kept for the next step's: from
   // the heap, the MLP's 400 KB batches grew and trimmed its top every step (1.2 brk calls a step, and
   // 8 % of its epoch faulting and clearing the pages again).
-  if (nbytes >= kMapBytes || (nbytes >= MappingCache::kScopedBytes && MappingCache::active())) {
+  if (nbytes >= kMapBytes || nbytes >= MappingCache::scoped_min_bytes()) {
     if (void* kept = MappingCache::take(mapped_length(nbytes))) {  // a training loop's: not zero
       if (zeroed) std::memset(kept, 0, nbytes);
       MappingCache::allocated(mapped_length(nbytes));

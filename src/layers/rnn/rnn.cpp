@@ -258,7 +258,8 @@ std::vector<Tensor> Rnn::run_fast(const Tensor& x, const std::vector<Tensor>& in
     states.push_back(initial[i].copy());
     state_data[i] = states.back().data<float>();
   }
-  Tensor output = Tensor::empty({batch, cell_->units()});
+  // The last output: the result, or (sequences with a mask) what a masked step repeats.
+  Tensor output = !return_sequences_ || mask.defined() ? Tensor::empty({batch, cell_->units()}) : Tensor();
   Tensor sequence = return_sequences_ ? Tensor::empty({batch, steps, cell_->units()}) : Tensor();
   const Tensor scratch = Tensor::empty({fast_loop_floats(batch, width)});
   FastLoop f;
@@ -266,7 +267,7 @@ std::vector<Tensor> Rnn::run_fast(const Tensor& x, const std::vector<Tensor>& in
   f.states = state_data;
   f.mask = mask.defined() ? mask.data<float>() : nullptr;
   f.sequence = return_sequences_ ? sequence.data<float>() : nullptr;
-  f.last = output.data<float>();
+  f.last = output.defined() ? output.data<float>() : nullptr;
   f.scratch = scratch.data<float>();
   if (!fast_loop(f, batch, steps, width)) return {};
   std::vector<Tensor> result{return_sequences_ ? sequence : output};
