@@ -39,6 +39,7 @@
 #include <iterator>
 
 #include "kernels/dispatch_log.h"
+#include "kernels/parallel.h"
 #include "kernels/ref/ref.h"
 
 // Weak, so that kerascpp still links against a BLAS that is not OpenBLAS.
@@ -138,13 +139,22 @@ void matmul_bias(const float* a, const float* b, const float* bias, bool relu, f
   }
   matmul(a, b, c, m, n, k);
   if (!bias && !relu) return;
-  for (int64_t i = 0; i < m; ++i) {
-    float* ci = c + i * n;
-    if (bias)
-      for (int64_t j = 0; j < n; ++j) ci[j] = ci[j] + bias[j];
-    if (relu)
-      for (int64_t j = 0; j < n; ++j) ci[j] = ci[j] < 0.f ? 0.f : ci[j];
-  }
+  // Then the bias and relu over the product's rows, on the threads (each element on its own: the same
+  // bits on any number of threads). A recurrent layer's projections of every step are 21 MB at a batch
+  // of 1,024.
+  const int64_t grain_rows = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(n, 1));
+  parallel_chunks(
+      m, grain_rows,
+      [&](int64_t first, int64_t end) {
+        for (int64_t i = first; i < end; ++i) {
+          float* ci = c + i * n;
+          if (bias)
+            for (int64_t j = 0; j < n; ++j) ci[j] = ci[j] + bias[j];
+          if (relu)
+            for (int64_t j = 0; j < n; ++j) ci[j] = ci[j] < 0.f ? 0.f : ci[j];
+        }
+      },
+      1);
 }
 
 void set_blas_threads(int n) {

@@ -248,7 +248,11 @@ std::vector<Tensor> Rnn::from_legacy_layout(std::vector<Tensor> saved) const {
 std::vector<Tensor> Rnn::run_fast(const Tensor& x, const std::vector<Tensor>& initial, const Tensor& mask,
                                   std::vector<Tensor>* final_states) const {
   const int64_t batch = x.dim(0), steps = x.dim(1);
-  const Tensor xp = cell_->project(x);
+  // Every step's input product, as project() computes it but with the bias added in the product's own
+  // memory (fast_project, the plan's kernel: the same bits).
+  Tensor xp = Tensor::empty({batch, steps, cell_->gates() * cell_->units()});
+  if (x.dtype() != DType::float32 || !cell_->fast_project(x.data<float>(), xp.data<float>(), batch * steps))
+    xp = cell_->project(x);
   const int64_t width = xp.dim(2);
   const size_t count = cell_->state_count();
   KCPP_ASSERT(count <= RnnCell::kMaxFastStates);

@@ -21,6 +21,8 @@ class RnnCell : public Layer {
   std::string class_name() const override { return cls_; }
   // The output's size (a stack's: its last cell's).
   int64_t units() const { return units_; }
+  // 1 (SimpleRNN), 4 (LSTM), 3 (GRU): the kernel has gates() * units() columns.
+  int gates() const { return gates_; }
   virtual size_t state_count() const { return 1; }
   // The size of state i (every state of one cell has the cell's units; a stack's differ per cell).
   virtual int64_t state_units(size_t i) const { return units_; }
