@@ -125,6 +125,11 @@ std::vector<Tensor> Rnn::run(const std::vector<Tensor>& in, const Tensor& given_
   for (const Tensor& t : in) shapes.push_back(t.shape());
   compute_output_shape(shapes);
   const Tensor& x = in[0];
+  // Both loops read rows of the kernel's width (fast_project reads them unchecked).
+  const int64_t features = cell_->input_features();
+  KCPP_CHECK(features < 0 || x.dim(-1) == features, ValueError, "Input 0 of layer '", name(),
+             "' is incompatible with the layer: expected axis -1 of input shape to have value ", features,
+             ", but received input with shape ", shape_str(x.shape()));
   const int64_t batch = x.dim(0), steps = x.dim(1);
   const Shape step = without_time(x.shape());
   std::vector<Tensor> states(in.begin() + 1, in.end());

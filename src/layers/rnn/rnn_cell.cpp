@@ -189,6 +189,10 @@ Tensor RnnCell::project(const Tensor& x) const {
   return use_bias_ ? ops::bias_add(xp, bias_->value()) : xp;
 }
 
+int64_t RnnCell::input_features() const {
+  return kernel_ && kernel_->shape().size() == 2 ? kernel_->shape()[0] : -1;
+}
+
 bool RnnCell::fast_project(const float* x, float* xp, int64_t rows) const {
   // A GRU's (2, 3 units) bias starts with its input bias, the row its project() adds.
   project_into(x, xp, rows, use_bias_ ? bias_->data<float>() : nullptr);

@@ -23,6 +23,8 @@ class RnnCell : public Layer {
   int64_t units() const { return units_; }
   // 1 (SimpleRNN), 4 (LSTM), 3 (GRU): the kernel has gates() * units() columns.
   int gates() const { return gates_; }
+  // The features of a step's input (the kernel's rows), or -1 (not built, a stack, a convolution).
+  int64_t input_features() const;
   virtual size_t state_count() const { return 1; }
   // The size of state i (every state of one cell has the cell's units; a stack's differ per cell).
   virtual int64_t state_units(size_t i) const { return units_; }

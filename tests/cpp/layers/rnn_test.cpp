@@ -153,36 +153,48 @@ TEST(Rnn, MaskedStepsKeepTheStateAndRepeatTheOutput) {
 // op by op). Both compute the same numbers with the same kernels in the same order: equal to the bit
 // where no step is masked (a masked step may differ in the sign of a zero).
 TEST(Rnn, TheInferenceLoopComputesWhatTheTapedLoopComputes) {
+  // The inference loop's outputs against the op-by-op loop's: the same bits, or (masked) the same values.
+  auto expect_same = [](const LayerPtr& l, const Tensor& x, const std::vector<Tensor>* masks,
+                        const std::string& what) {
+    CallContext ctx;
+    ctx.masks = masks;
+    const std::vector<Tensor> fast = l->call({x}, ctx);
+    std::vector<Tensor> taped;
+    {
+      GradientTape tape;  // any active tape sends the layer through the op-by-op loop
+      taped = l->call({x}, ctx);
+    }
+    ASSERT_EQ(fast.size(), taped.size());
+    for (size_t i = 0; i < fast.size(); ++i) {
+      ASSERT_EQ(fast[i].shape(), taped[i].shape());
+      for (int64_t k = 0; k < fast[i].size(); ++k) {
+        const float a = fast[i].data<float>()[k], b = taped[i].data<float>()[k];
+        EXPECT_TRUE(masks ? a == b : std::memcmp(&a, &b, sizeof a) == 0)
+            << what << (masks ? " masked" : "") << " output " << i << "[" << k << "]: " << a << " vs " << b;
+      }
+    }
+  };
   std::mt19937 g(9);
   const Tensor x = random(g, {3, 6, 4}, 1.f);
   const std::vector<Tensor> masks{Tensor::from_vector({3, 6}, {1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1})};
   const Json cases[] = {{{"return_sequences", true}},
                         {{"return_state", true}, {"go_backwards", true}},
                         {{"return_sequences", true}, {"zero_output_for_mask", true}, {"activation", "relu"}}};
+  // Projections past the small matmul's sizes (160 rows x 128 features into 3-4 x 64 columns) take the
+  // BLAS, with the bias added after it.
+  const Tensor wide = random(g, {4, 40, 128}, 1.f);
+  Tensor wide_mask = Tensor::zeros({4, 40});
+  for (int64_t i = 0; i < wide_mask.size(); ++i) wide_mask.data<float>()[i] = (i * 7) % 5 == 0 ? 0.f : 1.f;
+  const std::vector<Tensor> wide_masks{wide_mask};
   for (const char* cls : {"SimpleRNN", "LSTM", "GRU"}) {
     for (const Json& extra : cases) {
       LayerPtr l = rnn(cls, extra, {3, 6, 4});
-      for (bool masked : {false, true}) {
-        CallContext ctx;
-        if (masked) ctx.masks = &masks;
-        const std::vector<Tensor> fast = l->call({x}, ctx);
-        std::vector<Tensor> taped;
-        {
-          GradientTape tape;  // any active tape sends the layer through the op-by-op loop
-          taped = l->call({x}, ctx);
-        }
-        ASSERT_EQ(fast.size(), taped.size());
-        for (size_t i = 0; i < fast.size(); ++i) {
-          ASSERT_EQ(fast[i].shape(), taped[i].shape());
-          for (int64_t k = 0; k < fast[i].size(); ++k) {
-            const float a = fast[i].data<float>()[k], b = taped[i].data<float>()[k];
-            EXPECT_TRUE(masked ? a == b : std::memcmp(&a, &b, sizeof a) == 0)
-                << cls << " " << extra.dump() << (masked ? " masked" : "") << " output " << i << "[" << k << "]: " << a
-                << " vs " << b;
-          }
-        }
-      }
+      for (bool masked : {false, true})
+        expect_same(l, x, masked ? &masks : nullptr, cls + (" " + extra.dump()));
     }
+    LayerPtr l = rnn(cls, {{"units", 64}, {"return_sequences", true}}, {4, 40, 128});
+    for (bool masked : {false, true})
+      expect_same(l, wide, masked ? &wide_masks : nullptr, cls + std::string(" wide"));
   }
 }
 
@@ -249,6 +261,19 @@ TEST(Rnn, ErrorsNameTheLayerAndTheValue) {
   ctx.masks = &bad;
   EXPECT_NE(message([&] { l->call({Tensor::zeros({2, 5, 4})}, ctx); }).find("received a mask of shape (2, 4)"),
             std::string::npos);
+  for (int64_t features : {3, 5})  // inference and training alike, before any row is read
+    for (bool training : {false, true}) {
+      CallContext c;
+      c.training = training;
+      EXPECT_NE(
+          message([&] {
+            l->call({Tensor::zeros({2, 5, features})}, c);
+          })
+              .find("Input 0 of layer 'r' is incompatible with the layer: expected axis -1 of input shape to "
+                    "have value 4, but received input with shape (2, 5, " +
+                    std::to_string(features) + ")"),
+          std::string::npos);
+    }
   EXPECT_NE(message([] { make_layer("SimpleRNN", {{"name", "d"}, {"units", 2}, {"dropout", 1.5}}); }).find("dropout"),
             std::string::npos);
 }
