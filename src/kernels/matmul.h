@@ -48,8 +48,9 @@ bool matmul_takes_small(int64_t m, int64_t n, int64_t k);
 void matmul(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
 // c = a @ b + bias (bias may be null), clamped at 0 when relu: the same floats as matmul, then
 // bias_add, then relu (each rounding once, in that order), in one pass over c. The small path adds and
-// clamps in registers before it stores; the others do it row by row after the product. For Dense
-// layers in inference plans (models/plan_steps.cpp).
+// clamps in registers before it stores; the others do it after the product, its rows split between the
+// threads. For Dense layers in inference plans (models/plan_steps.cpp) and recurrent layers' projections
+// (RnnCell::fast_project).
 void matmul_bias(const float* a, const float* b, const float* bias, bool relu, float* c, int64_t m, int64_t n,
                  int64_t k);
 // The candidates themselves, callable directly.

@@ -315,7 +315,8 @@ bool Rnn::fast_loop(const FastLoop& f, int64_t rows, int64_t steps, int64_t widt
   float* xp_t = f.scratch;
   float* next_all = xp_t + rows * width;
   float* work = next_all + rows * state_floats;
-  if (f.last) std::fill(f.last, f.last + rows * units, 0.f);
+  // What a masked first step repeats, or the output of no steps (unmasked, it is copied in at the end).
+  if (f.last && (mask || steps == 0)) std::fill(f.last, f.last + rows * units, 0.f);
   const auto bytes = [](int64_t floats) { return static_cast<size_t>(floats) * sizeof(float); };
   std::atomic<bool> failed{false};
   kernels::for_row_blocks(rows, units, width, [&](int64_t b0, int64_t r) {
