@@ -249,8 +249,9 @@ using LayerFactory = std::function<LayerPtr(const Json& config)>;
 using CustomObjects = std::map<std::string, LayerFactory, std::less<>>;
 
 // The layer for a Keras class name (canonical config). ValueError for an unknown class naming it;
-// NotImplementedError for Lambda and other layers that carry code.
-LayerPtr make_layer(const std::string& class_name, const Json& config);
+// NotImplementedError for Lambda and other layers that carry code. The config is taken by value:
+// the layer keeps it (moved along, where the caller moves it in).
+LayerPtr make_layer(const std::string& class_name, Json config);
 // Every class name make_layer knows, for docs and error messages.
 std::vector<std::string> known_layer_classes();
 

@@ -8,7 +8,7 @@
 namespace kerascpp {
 namespace {
 
-using Factory = LayerPtr (*)(const Json&);
+using Factory = LayerPtr (*)(Json);
 
 const std::map<std::string, Factory, std::less<>>& factories() {
   static const std::map<std::string, Factory, std::less<>> table = {
@@ -21,7 +21,7 @@ const std::map<std::string, Factory, std::less<>>& factories() {
 
 }  // namespace
 
-LayerPtr make_layer(const std::string& class_name, const Json& config) {
+LayerPtr make_layer(const std::string& class_name, Json config) {
   const std::string name = config.value("name", std::string("?"));
   if (class_name == "TFOpLambda" || class_name == "SlicingOpLambda") return layers::make_tf_op_lambda(class_name, config);
   if (class_name.find('.') != std::string::npos) return layers::make_op_node(class_name, config);
@@ -50,10 +50,9 @@ LayerPtr make_layer(const std::string& class_name, const Json& config) {
                "'). Please ensure you are using a layer that kerascpp supports, or pass custom objects. "
                "Supported layers: ", known);
   }
-  if (config.contains("name")) return it->second(config);
-  Json named = config;  // Keras names unnamed layers after their class: dense, dense_1, p_re_lu, ...
-  named["name"] = unique_name(to_snake_case(class_name));
-  return it->second(named);
+  // Keras names unnamed layers after their class: dense, dense_1, p_re_lu, ...
+  if (!config.contains("name")) config["name"] = unique_name(to_snake_case(class_name));
+  return it->second(std::move(config));
 }
 
 std::vector<std::string> known_layer_classes() {

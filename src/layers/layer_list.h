@@ -5,7 +5,7 @@
 
 namespace kerascpp::layers {
 
-#define KCPP_LAYER(name, factory) LayerPtr factory(const Json& config);
+#define KCPP_LAYER(name, factory) LayerPtr factory(Json config);
 #include "kerascpp/layer_list.inc"
 #undef KCPP_LAYER
 

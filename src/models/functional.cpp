@@ -22,7 +22,7 @@ namespace kerascpp::models {
 
 bool is_model_class(const std::string& c) { return c == "Functional" || c == "Model" || c == "Sequential"; }
 
-LayerPtr make_layer_or_model(const std::string& class_name, const Json& config, const CustomObjects* custom,
+LayerPtr make_layer_or_model(const std::string& class_name, Json config, const CustomObjects* custom,
                              BuildBudget* budget) {
   // A Lambda's function: the caller's under the function's name or the layer's, else kerascpp's own
   // when the name is a Keras backend function (layers/core/lambda.cpp), else the caller's for every
@@ -47,8 +47,9 @@ LayerPtr make_layer_or_model(const std::string& class_name, const Json& config, 
       return layer;
     }
   }
-  if (is_model_class(class_name)) return std::make_shared<Functional>(class_name, config, custom, nullptr, budget);
-  return make_layer(class_name, config);
+  if (is_model_class(class_name))
+    return std::make_shared<Functional>(class_name, std::move(config), custom, nullptr, budget);
+  return make_layer(class_name, std::move(config));
 }
 
 namespace {
@@ -84,9 +85,9 @@ Functional::Functional(const std::string& class_name, Json given, const CustomOb
   propagated_masks_ = config.value("kerascpp_propagated_masks", false);
   config_.erase("kerascpp_propagated_masks");
   if (class_name == "Sequential")
-    build_sequential(config);
+    build_sequential(config_);
   else
-    build_functional(config);
+    build_functional(config_);
   std::vector<int> state(nodes_.size(), 0);
   for (const Ref& r : inputs_) infer(r.node, &state);
   for (const Ref& r : outputs_) infer(r.node, &state);
@@ -145,49 +146,61 @@ void Functional::complete_tensor_configs() {
     if (e.contains("inbound_nodes")) fill(e["inbound_nodes"]);
 }
 
-void Functional::add_layer(const Json& entry) {
+void Functional::add_layer(Json& entry) {
+  // The layer's name, for an error below: add_layer_entry moves the config into the layer.
+  std::string which = "#" + std::to_string(layers_.size());
+  if (entry.is_object() && entry.contains("config") && entry["config"].is_object() &&
+      entry["config"].contains("name") && entry["config"]["name"].is_string())
+    which = "'" + entry["config"]["name"].get<std::string>() + "'";
   try {
     add_layer_entry(entry);
   } catch (const Json::exception& e) {  // a value of the wrong JSON type in the layer's config
-    std::string which = "#" + std::to_string(layers_.size());
-    if (entry.is_object() && entry.contains("config") && entry["config"].is_object() &&
-        entry["config"].contains("name") && entry["config"]["name"].is_string())
-      which = "'" + entry["config"]["name"].get<std::string>() + "'";
     KCPP_THROW(ValueError, "Invalid config of layer ", which, " in model '", name(), "': ", e.what());
   }
 }
 
-void Functional::add_layer_entry(const Json& entry) {
+namespace {
+// Keys a reader adds for the layer alone ("kerascpp_keras2", io/config_dialect.cpp) are not part of
+// the model's config.
+void strip_reader_keys(Json& j) {
+  if (!j.is_object()) return;
+  for (auto it = j.begin(); it != j.end();) {
+    if (it.key().starts_with("kerascpp_")) {
+      it = j.erase(it);
+    } else {
+      strip_reader_keys(*it);
+      ++it;
+    }
+  }
+}
+}  // namespace
+
+// `entry` is this model's own config_["layers"][i] (the constructor builds from config_ itself), so
+// nothing here may add to the list being walked.
+void Functional::add_layer_entry(Json& entry) {
   KCPP_CHECK(entry.is_object() && entry.contains("class_name") && entry.contains("config"), ValueError,
              "Invalid layer entry in the config of model '", name(), "': ", entry.dump().substr(0, 200));
   const std::string cls = entry["class_name"].get<std::string>();
+  Json& config = entry["config"];
   LayerPtr layer;
   if (existing_) {
-    auto made = existing_->find(entry["config"].value("name", std::string()));
+    auto made = existing_->find(config.value("name", std::string()));
     if (made != existing_->end()) layer = made->second;
   }
-  if (!layer) layer = make_layer_or_model(cls, entry["config"], custom_, load_budget_);
+  if (layer) {
+    strip_reader_keys(config);  // a layer made before: the entry keeps its config
+  } else {
+    // The layer keeps its config, moved in (a load copies no layer's config); the entry keeps none,
+    // and get_config asks the layer.
+    layer = make_layer_or_model(cls, std::move(config), custom_, load_budget_);
+    config = nullptr;
+  }
   KCPP_CHECK(!layer_index_.count(layer->name()), ValueError, "The name '", layer->name(),
              "' is used 2 times in model '", name(), "'. All layer names should be unique.");
   layer_index_[layer->name()] = static_cast<int>(layers_.size());
-  // Keys a reader adds for the layer alone ("kerascpp_keras2", io/config_dialect.cpp) are not
-  // part of the model's config.
-  std::function<void(Json&)> strip = [&strip](Json& j) {
-    if (!j.is_object()) return;
-    for (auto it = j.begin(); it != j.end();) {
-      if (it.key().starts_with("kerascpp_")) {
-        it = j.erase(it);
-      } else {
-        strip(*it);
-        ++it;
-      }
-    }
-  };
-  // at(): `entry` may be this very element (the constructor builds from config_ itself), so nothing
-  // here may add to the list being walked.
-  strip(config_.at("layers").at(layers_.size()).at("config"));
+  const Json& kept = config.is_null() ? layer->config() : config;
   activity_.push_back(layer->regularizes_own_outputs()
-                          ? layers::regularizer_from_config(entry["config"].value("activity_regularizer", Json()),
+                          ? layers::regularizer_from_config(kept.value("activity_regularizer", Json()),
                                                             "Layer '" + layer->name() + "' (" + cls + ")")
                           : layers::Regularizer());
   layers_.push_back(std::move(layer));
@@ -195,13 +208,13 @@ void Functional::add_layer_entry(const Json& entry) {
   layer_nodes_.emplace_back();
 }
 
-void Functional::build_sequential(const Json& config) {
-  const Json& entries = config["layers"];
+void Functional::build_sequential(Json& config) {
+  Json& entries = config["layers"];
   KCPP_CHECK(!entries.empty() && entries[0].value("class_name", std::string()) == "InputLayer", ValueError,
              "Sequential model '", name(), "' has no input shape: it was saved before it was built. Build it "
              "(e.g. start it with keras.Input) and save it again.");
   if (load_budget_) load_budget_->take_nodes(entries.size(), name());
-  for (const auto& e : entries) {
+  for (Json& e : entries) {
     add_layer(e);
     Node n;
     n.layer = static_cast<int>(layers_.size()) - 1;
@@ -216,9 +229,9 @@ void Functional::build_sequential(const Json& config) {
   output_names_ = {layers_.back()->name()};
 }
 
-void Functional::build_functional(const Json& config) {
-  const Json& entries = config["layers"];
-  for (const auto& e : entries) add_layer(e);
+void Functional::build_functional(Json& config) {
+  Json& entries = config["layers"];
+  for (Json& e : entries) add_layer(e);
   static const Json kNoCalls = Json::array();
   auto inbound_of = [&](size_t i) -> const Json& {  // in place: a config's calls are never copied
     return entries[i].contains("inbound_nodes") ? entries[i]["inbound_nodes"] : kNoCalls;
@@ -526,10 +539,15 @@ Json Functional::get_config() const {
   if (c.contains("trainable") || !trainable()) c["trainable"] = trainable();
   for (size_t i = 0; i < layers_.size(); ++i) {
     Json& entry = c["layers"][i]["config"];
-    if (is_model_class(layers_[i]->class_name()))
+    if (is_model_class(layers_[i]->class_name())) {
       entry = layers_[i]->get_config();
-    else if (entry.contains("trainable"))
-      entry["trainable"] = layers_[i]->trainable();
+    } else {
+      if (entry.is_null()) {  // the layer keeps the config it was made from (add_layer_entry)
+        entry = layers_[i]->config();
+        strip_reader_keys(entry);
+      }
+      if (entry.contains("trainable")) entry["trainable"] = layers_[i]->trainable();
+    }
     if (!entry.is_null()) entry.update(layers_[i]->config_from_assets());
   }
   return c;

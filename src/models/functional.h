@@ -105,10 +105,10 @@ class Functional : public Layer {
     bool shaped = false;
   };
 
-  void build_sequential(const Json& config);
-  void build_functional(const Json& config);
-  void add_layer(const Json& entry);
-  void add_layer_entry(const Json& entry);
+  void build_sequential(Json& config);
+  void build_functional(Json& config);
+  void add_layer(Json& entry);
+  void add_layer_entry(Json& entry);
   void add_call(int layer, int node, const Json& call, int k);
   Ref resolve(const Json& history, const std::string& where) const;
   void parse_io(const Json& spec, std::vector<Ref>* refs, std::vector<std::string>* names, bool outputs);
@@ -152,8 +152,8 @@ class Functional : public Layer {
 };
 
 // A layer or a nested model for a canonical {"class_name", "config"} entry.
-LayerPtr make_layer_or_model(const std::string& class_name, const Json& config, const CustomObjects* custom = nullptr,
-                             BuildBudget* budget = nullptr);
+LayerPtr make_layer_or_model(const std::string& class_name, Json config,
+                             const CustomObjects* custom = nullptr, BuildBudget* budget = nullptr);
 bool is_model_class(const std::string& class_name);
 
 // Whether a layer of the graph (nested models included) reads its inputs as integer ids (Embedding,

@@ -8,7 +8,7 @@ namespace {
 
 class ELU : public Layer {
  public:
-  explicit ELU(const Json& config) : Layer(config), alpha_(get<float>(config, "alpha", 1.f)) {}
+  explicit ELU(Json given) : Layer(std::move(given)), alpha_(get<float>(config(), "alpha", 1.f)) {}
   std::string class_name() const override { return "ELU"; }
   bool supports_masking() const override { return true; }  // as Keras 3's
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
@@ -24,5 +24,5 @@ class ELU : public Layer {
 };
 
 }  // namespace
-LayerPtr make_elu(const Json& c) { return std::make_shared<ELU>(c); }
+LayerPtr make_elu(Json c) { return std::make_shared<ELU>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -9,8 +9,8 @@ namespace {
 
 class LeakyReLU : public Layer {
  public:
-  explicit LeakyReLU(const Json& config)
-      : Layer(config), slope_(get<float>(config, "negative_slope", 0.3f)) {}
+  explicit LeakyReLU(Json given)
+      : Layer(std::move(given)), slope_(get<float>(config(), "negative_slope", 0.3f)) {}
   std::string class_name() const override { return "LeakyReLU"; }
   bool supports_masking() const override { return true; }  // as Keras 3's
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
@@ -26,5 +26,5 @@ class LeakyReLU : public Layer {
 };
 
 }  // namespace
-LayerPtr make_leaky_relu(const Json& c) { return std::make_shared<LeakyReLU>(c); }
+LayerPtr make_leaky_relu(Json c) { return std::make_shared<LeakyReLU>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -8,7 +8,7 @@ namespace {
 
 class PReLU : public Layer {
  public:
-  explicit PReLU(const Json& config) : Layer(config), shared_axes_(int_list(config, "shared_axes", {})) {}
+  explicit PReLU(Json given) : Layer(std::move(given)), shared_axes_(int_list(config(), "shared_axes", {})) {}
   std::string class_name() const override { return "PReLU"; }
   bool supports_masking() const override { return true; }  // as Keras 3's
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
@@ -37,5 +37,5 @@ class PReLU : public Layer {
 };
 
 }  // namespace
-LayerPtr make_prelu(const Json& c) { return std::make_shared<PReLU>(c); }
+LayerPtr make_prelu(Json c) { return std::make_shared<PReLU>(std::move(c)); }
 }  // namespace kerascpp::layers

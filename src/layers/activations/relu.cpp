@@ -11,11 +11,11 @@ namespace {
 
 class ReLU : public Layer {
  public:
-  explicit ReLU(const Json& config)
-      : Layer(config),
-        max_value_(get<float>(config, "max_value", std::numeric_limits<float>::infinity())),
-        negative_slope_(get<float>(config, "negative_slope", 0.f)),
-        threshold_(get<float>(config, "threshold", 0.f)) {
+  explicit ReLU(Json given)
+      : Layer(std::move(given)),
+        max_value_(get<float>(config(), "max_value", std::numeric_limits<float>::infinity())),
+        negative_slope_(get<float>(config(), "negative_slope", 0.f)),
+        threshold_(get<float>(config(), "threshold", 0.f)) {
     KCPP_CHECK(max_value_ >= 0 && negative_slope_ >= 0, ValueError, "Invalid config of layer '", name(),
                "' (ReLU): max_value and negative_slope must be >= 0. Received: max_value=", max_value_,
                ", negative_slope=", negative_slope_);
@@ -36,7 +36,7 @@ class ReLU : public Layer {
 };
 
 }  // namespace
-LayerPtr make_relu(const Json& c) { return std::make_shared<ReLU>(c); }
+LayerPtr make_relu(Json c) { return std::make_shared<ReLU>(std::move(c)); }
 bool relu_parts(const Layer& layer, ReluParts* parts) {
   const auto* r = dynamic_cast<const ReLU*>(&layer);
   if (r) *parts = r->parts();

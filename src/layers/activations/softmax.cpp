@@ -9,10 +9,11 @@ namespace {
 
 class Softmax : public Layer {
  public:
-  explicit Softmax(const Json& config) : Layer(config) {
-    auto axes = int_list(config, "axis", {-1});
-    KCPP_CHECK(axes.size() == 1, NotImplementedError, "Layer '", name(),
-               "' (Softmax): softmax over several axes is not supported. Received: axis=", config["axis"].dump());
+  explicit Softmax(Json given) : Layer(std::move(given)) {
+    auto axes = int_list(config(), "axis", {-1});
+    KCPP_CHECK(
+        axes.size() == 1, NotImplementedError, "Layer '", name(),
+        "' (Softmax): softmax over several axes is not supported. Received: axis=", config()["axis"].dump());
     axis_ = axes[0];
   }
   std::string class_name() const override { return "Softmax"; }
@@ -38,5 +39,5 @@ class Softmax : public Layer {
 };
 
 }  // namespace
-LayerPtr make_softmax(const Json& c) { return std::make_shared<Softmax>(c); }
+LayerPtr make_softmax(Json c) { return std::make_shared<Softmax>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -12,7 +12,8 @@ namespace {
 
 class CustomScaleLayer : public Layer {
  public:
-  explicit CustomScaleLayer(const Json& config) : Layer(config), scale_(require<float>(config, "scale")) {}
+  explicit CustomScaleLayer(Json given)
+      : Layer(std::move(given)), scale_(require<float>(config(), "scale")) {}
   std::string class_name() const override { return "CustomScaleLayer"; }
 
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
@@ -32,7 +33,7 @@ class CustomScaleLayer : public Layer {
 };
 
 }  // namespace
-LayerPtr make_custom_scale_layer(const Json& c) { return std::make_shared<CustomScaleLayer>(c); }
+LayerPtr make_custom_scale_layer(Json c) { return std::make_shared<CustomScaleLayer>(std::move(c)); }
 
 bool custom_scale_parts(const Layer& layer, float* scale) {
   const auto* l = dynamic_cast<const CustomScaleLayer*>(&layer);

@@ -10,8 +10,8 @@ namespace {
 
 class LayerScale : public Layer {
  public:
-  explicit LayerScale(const Json& config)
-      : Layer(config), projection_dim_(require<int64_t>(config, "projection_dim")) {
+  explicit LayerScale(Json given)
+      : Layer(std::move(given)), projection_dim_(require<int64_t>(config(), "projection_dim")) {
     KCPP_CHECK(projection_dim_ > 0, ValueError, "Layer '", name(),
                "' (LayerScale) expects a positive `projection_dim`. Received: projection_dim=", projection_dim_);
   }
@@ -42,5 +42,5 @@ class LayerScale : public Layer {
 };
 
 }  // namespace
-LayerPtr make_layer_scale(const Json& c) { return std::make_shared<LayerScale>(c); }
+LayerPtr make_layer_scale(Json c) { return std::make_shared<LayerScale>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -25,5 +25,5 @@ class StochasticDepth : public InferenceIdentity {
 };
 
 }  // namespace
-LayerPtr make_stochastic_depth(const Json& c) { return std::make_shared<StochasticDepth>(c); }
+LayerPtr make_stochastic_depth(Json c) { return std::make_shared<StochasticDepth>(std::move(c)); }
 }  // namespace kerascpp::layers

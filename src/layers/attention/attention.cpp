@@ -106,7 +106,7 @@ class AdditiveAttention : public Attention {
 };
 }  // namespace
 
-LayerPtr make_attention(const Json& c) { return std::make_shared<Attention>(c, "Attention"); }
-LayerPtr make_additive_attention(const Json& c) { return std::make_shared<AdditiveAttention>(c); }
+LayerPtr make_attention(Json c) { return std::make_shared<Attention>(std::move(c), "Attention"); }
+LayerPtr make_additive_attention(Json c) { return std::make_shared<AdditiveAttention>(std::move(c)); }
 
 }  // namespace kerascpp::layers

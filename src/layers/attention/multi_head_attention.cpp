@@ -281,7 +281,7 @@ class MultiHeadAttention : public Layer {
               {"bias_initializer", config_.value("bias_initializer", Json())},
               {"kernel_constraint", config_.value("kernel_constraint", Json())},
               {"bias_constraint", config_.value("bias_constraint", Json())}};
-    auto layer = std::make_shared<EinsumDense>(c);
+    auto layer = std::make_shared<EinsumDense>(std::move(c));
     layer->set_build_budget(build_budget());
     layer->build({input});
     return layer;
@@ -377,7 +377,11 @@ class MultiHeadAttention : public Layer {
 
 }  // namespace
 
-LayerPtr make_multi_head_attention(const Json& c) { return std::make_shared<MultiHeadAttention>(c, "MultiHeadAttention"); }
-LayerPtr make_group_query_attention(const Json& c) { return std::make_shared<MultiHeadAttention>(c, "GroupQueryAttention"); }
+LayerPtr make_multi_head_attention(Json c) {
+  return std::make_shared<MultiHeadAttention>(std::move(c), "MultiHeadAttention");
+}
+LayerPtr make_group_query_attention(Json c) {
+  return std::make_shared<MultiHeadAttention>(std::move(c), "GroupQueryAttention");
+}
 
 }  // namespace kerascpp::layers

@@ -90,7 +90,8 @@ namespace {
 
 class BaseConv : public Layer {
  public:
-  BaseConv(const Json& config, const char* cls, int rank) : Layer(config), cls_(cls), s_(config, cls, rank, true) {}
+  BaseConv(Json given, const char* cls, int rank)
+      : Layer(std::move(given)), cls_(cls), s_(config(), cls, rank, true) {}
   std::string class_name() const override { return cls_; }
 
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
@@ -134,8 +135,8 @@ class BaseConv : public Layer {
 
 }  // namespace
 
-LayerPtr make_base_conv(const Json& config, const char* cls, int rank) {
-  return std::make_shared<BaseConv>(config, cls, rank);
+LayerPtr make_base_conv(Json config, const char* cls, int rank) {
+  return std::make_shared<BaseConv>(std::move(config), cls, rank);
 }
 
 bool base_conv_parts(const Layer& layer, ConvParts* parts) {

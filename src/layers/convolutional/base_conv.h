@@ -2,7 +2,7 @@
 // base_separable_conv.py, base_conv_transpose.py): the config they share, read once, and the four
 // base classes that Conv1D ... Conv3DTranspose instantiate with their rank.
 //
-//   LayerPtr make_conv2d(const Json& c) { return make_base_conv(c, "Conv2D", 2); }
+//   LayerPtr make_conv2d(Json c) { return make_base_conv(std::move(c), "Conv2D", 2); }
 #pragma once
 
 #include <string>
@@ -44,12 +44,12 @@ struct ConvSettings {
 // One number that changes whenever kernel or bias (may be null) is assigned: the plan-cache version.
 uint64_t weights_version(const VariablePtr& kernel, const VariablePtr& bias);
 
-LayerPtr make_base_conv(const Json& config, const char* cls, int rank);
+LayerPtr make_base_conv(Json config, const char* cls, int rank);
 struct ConvParts;  // layers/plan_parts.h: conv_parts() asks these two
 bool base_conv_parts(const Layer& layer, ConvParts* parts);
 bool base_depthwise_conv_parts(const Layer& layer, const Shape& x, ConvParts* parts);
-LayerPtr make_base_depthwise_conv(const Json& config, const char* cls, int rank);
-LayerPtr make_base_separable_conv(const Json& config, const char* cls, int rank);
-LayerPtr make_base_conv_transpose(const Json& config, const char* cls, int rank);
+LayerPtr make_base_depthwise_conv(Json config, const char* cls, int rank);
+LayerPtr make_base_separable_conv(Json config, const char* cls, int rank);
+LayerPtr make_base_conv_transpose(Json config, const char* cls, int rank);
 
 }  // namespace kerascpp::layers

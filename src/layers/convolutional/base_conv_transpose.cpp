@@ -10,10 +10,10 @@ namespace {
 
 class BaseConvTranspose : public Layer {
  public:
-  BaseConvTranspose(const Json& config, const char* cls, int rank)
-      : Layer(config), cls_(cls), s_(config, cls, rank, true) {
+  BaseConvTranspose(Json given, const char* cls, int rank)
+      : Layer(std::move(given)), cls_(cls), s_(config(), cls, rank, true) {
     KCPP_CHECK(s_.options.groups == 1, ValueError, s_.who, " takes no `groups`. Received: groups=", s_.options.groups);
-    s_.options.output_padding = int_tuple(config, "output_padding", rank, {}, 0, s_.who);
+    s_.options.output_padding = int_tuple(config(), "output_padding", rank, {}, 0, s_.who);
     for (size_t i = 0; i < s_.options.output_padding.size(); ++i)
       KCPP_CHECK(s_.options.output_padding[i] < s_.options.strides[i], ValueError, "Strides must be greater than "
                  "output padding in ", s_.who, ". Received strides=", s_.options.strides[i], ", output_padding=",
@@ -62,8 +62,8 @@ class BaseConvTranspose : public Layer {
 
 }  // namespace
 
-LayerPtr make_base_conv_transpose(const Json& config, const char* cls, int rank) {
-  return std::make_shared<BaseConvTranspose>(config, cls, rank);
+LayerPtr make_base_conv_transpose(Json config, const char* cls, int rank) {
+  return std::make_shared<BaseConvTranspose>(std::move(config), cls, rank);
 }
 
 }  // namespace kerascpp::layers

@@ -10,9 +10,11 @@ namespace {
 
 class BaseDepthwiseConv : public Layer {
  public:
-  BaseDepthwiseConv(const Json& config, const char* cls, int rank)
-      : Layer(config), cls_(cls), s_(config, cls, rank, false),
-        depth_multiplier_(get<int64_t>(config, "depth_multiplier", 1)) {
+  BaseDepthwiseConv(Json given, const char* cls, int rank)
+      : Layer(std::move(given)),
+        cls_(cls),
+        s_(config(), cls, rank, false),
+        depth_multiplier_(get<int64_t>(config(), "depth_multiplier", 1)) {
     KCPP_CHECK(depth_multiplier_ > 0, ValueError, "Invalid value for argument `depth_multiplier` of ", s_.who,
                ". Expected a strictly positive value. Received depth_multiplier=", depth_multiplier_);
     KCPP_CHECK(s_.options.groups == 1, ValueError, s_.who, " takes no `groups`. Received: groups=", s_.options.groups);
@@ -69,8 +71,8 @@ class BaseDepthwiseConv : public Layer {
 
 }  // namespace
 
-LayerPtr make_base_depthwise_conv(const Json& config, const char* cls, int rank) {
-  return std::make_shared<BaseDepthwiseConv>(config, cls, rank);
+LayerPtr make_base_depthwise_conv(Json config, const char* cls, int rank) {
+  return std::make_shared<BaseDepthwiseConv>(std::move(config), cls, rank);
 }
 
 bool base_depthwise_conv_parts(const Layer& layer, const Shape& x, ConvParts* parts) {

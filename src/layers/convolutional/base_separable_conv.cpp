@@ -10,9 +10,11 @@ namespace {
 
 class BaseSeparableConv : public Layer {
  public:
-  BaseSeparableConv(const Json& config, const char* cls, int rank)
-      : Layer(config), cls_(cls), s_(config, cls, rank, true),
-        depth_multiplier_(get<int64_t>(config, "depth_multiplier", 1)) {
+  BaseSeparableConv(Json given, const char* cls, int rank)
+      : Layer(std::move(given)),
+        cls_(cls),
+        s_(config(), cls, rank, true),
+        depth_multiplier_(get<int64_t>(config(), "depth_multiplier", 1)) {
     KCPP_CHECK(depth_multiplier_ > 0, ValueError, "Invalid value for argument `depth_multiplier` of ", s_.who,
                ". Expected a strictly positive value. Received depth_multiplier=", depth_multiplier_);
     KCPP_CHECK(s_.options.groups == 1, ValueError, s_.who, " takes no `groups`. Received: groups=", s_.options.groups);
@@ -64,8 +66,8 @@ class BaseSeparableConv : public Layer {
 
 }  // namespace
 
-LayerPtr make_base_separable_conv(const Json& config, const char* cls, int rank) {
-  return std::make_shared<BaseSeparableConv>(config, cls, rank);
+LayerPtr make_base_separable_conv(Json config, const char* cls, int rank) {
+  return std::make_shared<BaseSeparableConv>(std::move(config), cls, rank);
 }
 
 }  // namespace kerascpp::layers

@@ -3,5 +3,5 @@
 #include "layers/layer_list.h"
 
 namespace kerascpp::layers {
-LayerPtr make_conv1d(const Json& c) { return make_base_conv(c, "Conv1D", 1); }
+LayerPtr make_conv1d(Json c) { return make_base_conv(std::move(c), "Conv1D", 1); }
 }  // namespace kerascpp::layers

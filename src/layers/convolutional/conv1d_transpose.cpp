@@ -3,5 +3,7 @@
 #include "layers/layer_list.h"
 
 namespace kerascpp::layers {
-LayerPtr make_conv1d_transpose(const Json& c) { return make_base_conv_transpose(c, "Conv1DTranspose", 1); }
+LayerPtr make_conv1d_transpose(Json c) {
+  return make_base_conv_transpose(std::move(c), "Conv1DTranspose", 1);
+}
 }  // namespace kerascpp::layers

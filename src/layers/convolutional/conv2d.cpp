@@ -3,5 +3,5 @@
 #include "layers/layer_list.h"
 
 namespace kerascpp::layers {
-LayerPtr make_conv2d(const Json& c) { return make_base_conv(c, "Conv2D", 2); }
+LayerPtr make_conv2d(Json c) { return make_base_conv(std::move(c), "Conv2D", 2); }
 }  // namespace kerascpp::layers

@@ -3,5 +3,7 @@
 #include "layers/layer_list.h"
 
 namespace kerascpp::layers {
-LayerPtr make_conv2d_transpose(const Json& c) { return make_base_conv_transpose(c, "Conv2DTranspose", 2); }
+LayerPtr make_conv2d_transpose(Json c) {
+  return make_base_conv_transpose(std::move(c), "Conv2DTranspose", 2);
+}
 }  // namespace kerascpp::layers

@@ -3,5 +3,5 @@
 #include "layers/layer_list.h"
 
 namespace kerascpp::layers {
-LayerPtr make_conv3d(const Json& c) { return make_base_conv(c, "Conv3D", 3); }
+LayerPtr make_conv3d(Json c) { return make_base_conv(std::move(c), "Conv3D", 3); }
 }  // namespace kerascpp::layers

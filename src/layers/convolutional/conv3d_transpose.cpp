@@ -3,5 +3,7 @@
 #include "layers/layer_list.h"
 
 namespace kerascpp::layers {
-LayerPtr make_conv3d_transpose(const Json& c) { return make_base_conv_transpose(c, "Conv3DTranspose", 3); }
+LayerPtr make_conv3d_transpose(Json c) {
+  return make_base_conv_transpose(std::move(c), "Conv3DTranspose", 3);
+}
 }  // namespace kerascpp::layers

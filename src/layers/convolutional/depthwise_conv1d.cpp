@@ -3,5 +3,7 @@
 #include "layers/layer_list.h"
 
 namespace kerascpp::layers {
-LayerPtr make_depthwise_conv1d(const Json& c) { return make_base_depthwise_conv(c, "DepthwiseConv1D", 1); }
+LayerPtr make_depthwise_conv1d(Json c) {
+  return make_base_depthwise_conv(std::move(c), "DepthwiseConv1D", 1);
+}
 }  // namespace kerascpp::layers

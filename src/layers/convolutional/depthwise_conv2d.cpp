@@ -3,5 +3,7 @@
 #include "layers/layer_list.h"
 
 namespace kerascpp::layers {
-LayerPtr make_depthwise_conv2d(const Json& c) { return make_base_depthwise_conv(c, "DepthwiseConv2D", 2); }
+LayerPtr make_depthwise_conv2d(Json c) {
+  return make_base_depthwise_conv(std::move(c), "DepthwiseConv2D", 2);
+}
 }  // namespace kerascpp::layers

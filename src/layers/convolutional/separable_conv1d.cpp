@@ -3,5 +3,7 @@
 #include "layers/layer_list.h"
 
 namespace kerascpp::layers {
-LayerPtr make_separable_conv1d(const Json& c) { return make_base_separable_conv(c, "SeparableConv1D", 1); }
+LayerPtr make_separable_conv1d(Json c) {
+  return make_base_separable_conv(std::move(c), "SeparableConv1D", 1);
+}
 }  // namespace kerascpp::layers

@@ -3,5 +3,7 @@
 #include "layers/layer_list.h"
 
 namespace kerascpp::layers {
-LayerPtr make_separable_conv2d(const Json& c) { return make_base_separable_conv(c, "SeparableConv2D", 2); }
+LayerPtr make_separable_conv2d(Json c) {
+  return make_base_separable_conv(std::move(c), "SeparableConv2D", 2);
+}
 }  // namespace kerascpp::layers

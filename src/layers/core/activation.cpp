@@ -9,8 +9,8 @@ namespace {
 
 class Activation : public Layer {
  public:
-  explicit Activation(const Json& config)
-      : Layer(config), fn_(require<Json>(config, "activation"), name()) {}
+  explicit Activation(Json given)
+      : Layer(std::move(given)), fn_(require<Json>(config(), "activation"), name()) {}
   std::string class_name() const override { return "Activation"; }
   const ActivationFn& fn() const { return fn_; }
   bool supports_masking() const override { return true; }  // as Keras 3's
@@ -27,7 +27,7 @@ class Activation : public Layer {
 };
 
 }  // namespace
-LayerPtr make_activation(const Json& c) { return std::make_shared<Activation>(c); }
+LayerPtr make_activation(Json c) { return std::make_shared<Activation>(std::move(c)); }
 const ActivationFn* activation_layer_fn(const Layer& layer) {
   const auto* a = dynamic_cast<const Activation*>(&layer);
   return a ? &a->fn() : nullptr;

@@ -10,11 +10,11 @@ namespace {
 
 class Dense : public Layer {
  public:
-  explicit Dense(const Json& config)
-      : Layer(config),
-        units_(require<int64_t>(config, "units")),
-        use_bias_(get<bool>(config, "use_bias", true)),
-        activation_(config.value("activation", Json("linear")), name()) {
+  explicit Dense(Json given)
+      : Layer(std::move(given)),
+        units_(require<int64_t>(config(), "units")),
+        use_bias_(get<bool>(config(), "use_bias", true)),
+        activation_(config().value("activation", Json("linear")), name()) {
     KCPP_CHECK(units_ > 0, ValueError, "Received an invalid value for `units` of layer '", name(),
                "', expected a positive integer. Received: units=", units_);
   }
@@ -57,7 +57,7 @@ class Dense : public Layer {
 };
 
 }  // namespace
-LayerPtr make_dense(const Json& c) { return std::make_shared<Dense>(c); }
+LayerPtr make_dense(Json c) { return std::make_shared<Dense>(std::move(c)); }
 bool dense_parts(const Layer& layer, DenseParts* parts) {
   const auto* dense = dynamic_cast<const Dense*>(&layer);
   if (dense) *parts = dense->parts();

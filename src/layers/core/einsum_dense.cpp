@@ -128,6 +128,6 @@ std::vector<Tensor> EinsumDense::call(const std::vector<Tensor>& in, const CallC
   return {apply(in[0])};
 }
 
-LayerPtr make_einsum_dense(const Json& c) { return std::make_shared<EinsumDense>(c); }
+LayerPtr make_einsum_dense(Json c) { return std::make_shared<EinsumDense>(std::move(c)); }
 
 }  // namespace kerascpp::layers

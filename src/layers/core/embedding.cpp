@@ -11,17 +11,18 @@ namespace {
 
 class Embedding : public Layer {
  public:
-  explicit Embedding(const Json& config)
-      : Layer(config),
-        input_dim_(require<int64_t>(config, "input_dim")),
-        output_dim_(require<int64_t>(config, "output_dim")),
-        mask_zero_(get<bool>(config, "mask_zero", false)) {
+  explicit Embedding(Json given)
+      : Layer(std::move(given)),
+        input_dim_(require<int64_t>(config(), "input_dim")),
+        output_dim_(require<int64_t>(config(), "output_dim")),
+        mask_zero_(get<bool>(config(), "mask_zero", false)) {
     KCPP_CHECK(input_dim_ > 0 && output_dim_ > 0, ValueError, "Both `input_dim` and `output_dim` of layer '", name(),
                "' (Embedding) should be positive. Received input_dim=", input_dim_, " and output_dim=", output_dim_);
-    KCPP_CHECK(!get<bool>(config, "sparse", false), NotImplementedError, "Layer '", name(),
+    KCPP_CHECK(!get<bool>(config(), "sparse", false), NotImplementedError, "Layer '", name(),
                "' (Embedding) uses sparse=True, which kerascpp does not support");
-    KCPP_CHECK(config.value("lora_rank", Json()).is_null(), NotImplementedError, "Layer '", name(),
-               "' (Embedding) uses LoRA (lora_rank=", config["lora_rank"].dump(), "), which kerascpp does not support");
+    KCPP_CHECK(config().value("lora_rank", Json()).is_null(), NotImplementedError, "Layer '", name(),
+               "' (Embedding) uses LoRA (lora_rank=", config()["lora_rank"].dump(),
+               "), which kerascpp does not support");
   }
   std::string class_name() const override { return "Embedding"; }
   bool supports_masking() const override { return mask_zero_; }
@@ -60,7 +61,8 @@ class Embedding : public Layer {
 // mask_value; masked steps become 0, and the output carries the mask.
 class Masking : public Layer {
  public:
-  explicit Masking(const Json& config) : Layer(config), mask_value_(get<float>(config, "mask_value", 0.f)) {}
+  explicit Masking(Json given)
+      : Layer(std::move(given)), mask_value_(get<float>(config(), "mask_value", 0.f)) {}
   std::string class_name() const override { return "Masking"; }
   bool supports_masking() const override { return true; }
 
@@ -105,6 +107,6 @@ class Masking : public Layer {
 };
 
 }  // namespace
-LayerPtr make_embedding(const Json& c) { return std::make_shared<Embedding>(c); }
-LayerPtr make_masking(const Json& c) { return std::make_shared<Masking>(c); }
+LayerPtr make_embedding(Json c) { return std::make_shared<Embedding>(std::move(c)); }
+LayerPtr make_masking(Json c) { return std::make_shared<Masking>(std::move(c)); }
 }  // namespace kerascpp::layers

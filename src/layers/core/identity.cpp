@@ -18,6 +18,6 @@ class Identity : public Layer {
 };
 
 }  // namespace
-LayerPtr make_identity(const Json& c) { return std::make_shared<Identity>(c); }
+LayerPtr make_identity(Json c) { return std::make_shared<Identity>(std::move(c)); }
 bool is_identity_layer(const Layer& layer) { return dynamic_cast<const Identity*>(&layer) != nullptr; }
 }  // namespace kerascpp::layers

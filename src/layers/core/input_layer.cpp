@@ -7,8 +7,8 @@ namespace {
 
 class InputLayer : public Layer {
  public:
-  explicit InputLayer(const Json& config) : Layer(config) {
-    batch_shape_ = shape_from_json(require<Json>(config, "batch_shape"),
+  explicit InputLayer(Json given) : Layer(std::move(given)) {
+    batch_shape_ = shape_from_json(require<Json>(config(), "batch_shape"),
                                    "the batch_shape of InputLayer '" + name() + "'");
   }
   std::string class_name() const override { return "InputLayer"; }
@@ -22,5 +22,5 @@ class InputLayer : public Layer {
 };
 
 }  // namespace
-LayerPtr make_input_layer(const Json& c) { return std::make_shared<InputLayer>(c); }
+LayerPtr make_input_layer(Json c) { return std::make_shared<InputLayer>(std::move(c)); }
 }  // namespace kerascpp::layers

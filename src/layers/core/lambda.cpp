@@ -34,9 +34,11 @@ std::optional<Shape> fixed_output_shape(const Json& config) {
 
 class Lambda : public Layer {
  public:
-  Lambda(const Json& config, layers::LambdaFunction fn)
-      : Layer(config), fn_(std::move(fn)), arguments_(config.value("arguments", Json::object())),
-        output_shape_(fixed_output_shape(config)) {
+  Lambda(Json given, layers::LambdaFunction fn)
+      : Layer(std::move(given)),
+        fn_(std::move(fn)),
+        arguments_(config().value("arguments", Json::object())),
+        output_shape_(fixed_output_shape(config())) {
     if (arguments_.is_null()) arguments_ = Json::object();
   }
   std::string class_name() const override { return "Lambda"; }

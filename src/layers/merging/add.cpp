@@ -15,5 +15,5 @@ class Add : public BaseMerge {
 };
 
 }  // namespace
-LayerPtr make_add(const Json& c) { return std::make_shared<Add>(c); }
+LayerPtr make_add(Json c) { return std::make_shared<Add>(std::move(c)); }
 }  // namespace kerascpp::layers

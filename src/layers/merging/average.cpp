@@ -19,5 +19,5 @@ class Average : public BaseMerge {
 };
 
 }  // namespace
-LayerPtr make_average(const Json& c) { return std::make_shared<Average>(c); }
+LayerPtr make_average(Json c) { return std::make_shared<Average>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -9,7 +9,7 @@ namespace {
 
 class Concatenate : public Layer {
  public:
-  explicit Concatenate(const Json& config) : Layer(config), axis_(get<int>(config, "axis", -1)) {}
+  explicit Concatenate(Json given) : Layer(std::move(given)), axis_(get<int>(config(), "axis", -1)) {}
   std::string class_name() const override { return "Concatenate"; }
   int axis() const { return axis_; }
   bool supports_masking() const override { return true; }  // as Keras 3's
@@ -68,7 +68,7 @@ class Concatenate : public Layer {
 };
 
 }  // namespace
-LayerPtr make_concatenate(const Json& c) { return std::make_shared<Concatenate>(c); }
+LayerPtr make_concatenate(Json c) { return std::make_shared<Concatenate>(std::move(c)); }
 bool concatenate_axis(const Layer& layer, int* axis) {
   const auto* c = dynamic_cast<const Concatenate*>(&layer);
   if (c) *axis = c->axis();

@@ -10,10 +10,13 @@ namespace {
 
 class Dot : public Layer {
  public:
-  explicit Dot(const Json& config)
-      : Layer(config), axes_(int_list(config, "axes", {})), normalize_(get<bool>(config, "normalize", false)) {
-    KCPP_CHECK(axes_.size() == 1 || axes_.size() == 2, ValueError, "Invalid `axes` for layer '", name(),
-               "': expected an int or a list of 2 ints. Received: axes=", config.value("axes", Json()).dump());
+  explicit Dot(Json given)
+      : Layer(std::move(given)),
+        axes_(int_list(config(), "axes", {})),
+        normalize_(get<bool>(config(), "normalize", false)) {
+    KCPP_CHECK(
+        axes_.size() == 1 || axes_.size() == 2, ValueError, "Invalid `axes` for layer '", name(),
+        "': expected an int or a list of 2 ints. Received: axes=", config().value("axes", Json()).dump());
   }
   std::string class_name() const override { return "Dot"; }
   bool supports_masking() const override { return true; }  // as Keras 3's
@@ -69,5 +72,5 @@ class Dot : public Layer {
 };
 
 }  // namespace
-LayerPtr make_dot(const Json& c) { return std::make_shared<Dot>(c); }
+LayerPtr make_dot(Json c) { return std::make_shared<Dot>(std::move(c)); }
 }  // namespace kerascpp::layers

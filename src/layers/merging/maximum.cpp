@@ -15,5 +15,5 @@ class Maximum : public BaseMerge {
 };
 
 }  // namespace
-LayerPtr make_maximum(const Json& c) { return std::make_shared<Maximum>(c); }
+LayerPtr make_maximum(Json c) { return std::make_shared<Maximum>(std::move(c)); }
 }  // namespace kerascpp::layers

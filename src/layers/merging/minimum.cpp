@@ -15,5 +15,5 @@ class Minimum : public BaseMerge {
 };
 
 }  // namespace
-LayerPtr make_minimum(const Json& c) { return std::make_shared<Minimum>(c); }
+LayerPtr make_minimum(Json c) { return std::make_shared<Minimum>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -15,5 +15,5 @@ class Multiply : public BaseMerge {
 };
 
 }  // namespace
-LayerPtr make_multiply(const Json& c) { return std::make_shared<Multiply>(c); }
+LayerPtr make_multiply(Json c) { return std::make_shared<Multiply>(std::move(c)); }
 }  // namespace kerascpp::layers

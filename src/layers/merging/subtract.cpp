@@ -17,5 +17,5 @@ class Subtract : public BaseMerge {
 };
 
 }  // namespace
-LayerPtr make_subtract(const Json& c) { return std::make_shared<Subtract>(c); }
+LayerPtr make_subtract(Json c) { return std::make_shared<Subtract>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -30,16 +30,16 @@ namespace {
 
 class BatchNormalization : public Layer {
  public:
-  explicit BatchNormalization(const Json& config)
-      : Layer(config),
-        axis_(int_list(config, "axis", {-1})),
-        epsilon_(get<float>(config, "epsilon", 1e-3f)),
-        center_(get<bool>(config, "center", true)),
-        scale_(get<bool>(config, "scale", true)),
-        renorm_(get<bool>(config, "renorm", false)),
-        momentum_(get<float>(config, "momentum", 0.99f)),
-        renorm_momentum_(get<float>(config, "renorm_momentum", 0.99f)) {
-    const Json clipping = config.value("renorm_clipping", Json());
+  explicit BatchNormalization(Json given)
+      : Layer(std::move(given)),
+        axis_(int_list(config(), "axis", {-1})),
+        epsilon_(get<float>(config(), "epsilon", 1e-3f)),
+        center_(get<bool>(config(), "center", true)),
+        scale_(get<bool>(config(), "scale", true)),
+        renorm_(get<bool>(config(), "renorm", false)),
+        momentum_(get<float>(config(), "momentum", 0.99f)),
+        renorm_momentum_(get<float>(config(), "renorm_momentum", 0.99f)) {
+    const Json clipping = config().value("renorm_clipping", Json());
     KCPP_CHECK(clipping.is_null() || clipping.is_object(), ValueError, "Layer '", name(), "' (BatchNormalization): "
                "`renorm_clipping` must be a dict of rmin, rmax and dmax. Received: renorm_clipping=", clipping.dump());
     const Json clip_keys = clipping.is_object() ? clipping : Json::object();
@@ -50,9 +50,10 @@ class BatchNormalization : public Layer {
                  "renorm_clipping[\"", key, "\"] must be a number. Received: ", value.dump());
       if (value.is_number()) (key == "rmin" ? rmin_ : key == "rmax" ? rmax_ : dmax_) = value.get<float>();
     }
-    KCPP_CHECK(get<int64_t>(config, "virtual_batch_size", 0) == 0, NotImplementedError, "Layer '", name(),
+    KCPP_CHECK(get<int64_t>(config(), "virtual_batch_size", 0) == 0, NotImplementedError, "Layer '", name(),
                "' (BatchNormalization) uses `virtual_batch_size` (tf_keras ghost batch normalization), which "
-               "kerascpp does not support. Received: virtual_batch_size=", config["virtual_batch_size"].dump());
+               "kerascpp does not support. Received: virtual_batch_size=",
+               config()["virtual_batch_size"].dump());
     KCPP_CHECK(!axis_.empty(), ValueError, "Layer '", name(), "' (BatchNormalization): `axis` must not be empty. Received: axis=[]");
   }
   std::string class_name() const override { return "BatchNormalization"; }
@@ -199,7 +200,7 @@ class BatchNormalization : public Layer {
 };
 
 }  // namespace
-LayerPtr make_batch_normalization(const Json& c) { return std::make_shared<BatchNormalization>(c); }
+LayerPtr make_batch_normalization(Json c) { return std::make_shared<BatchNormalization>(std::move(c)); }
 bool batch_norm_parts(const Layer& layer, BatchNormParts* parts) {
   const auto* bn = dynamic_cast<const BatchNormalization*>(&layer);
   return bn && bn->parts(parts);

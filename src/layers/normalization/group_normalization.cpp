@@ -13,13 +13,13 @@ namespace {
 
 class GroupNormalization : public Layer {
  public:
-  explicit GroupNormalization(const Json& config)
-      : Layer(config),
-        groups_(get<int64_t>(config, "groups", 32)),
-        axis_(get<int>(config, "axis", -1)),
-        epsilon_(get<float>(config, "epsilon", 1e-3f)),
-        center_(get<bool>(config, "center", true)),
-        scale_(get<bool>(config, "scale", true)) {
+  explicit GroupNormalization(Json given)
+      : Layer(std::move(given)),
+        groups_(get<int64_t>(config(), "groups", 32)),
+        axis_(get<int>(config(), "axis", -1)),
+        epsilon_(get<float>(config(), "epsilon", 1e-3f)),
+        center_(get<bool>(config(), "center", true)),
+        scale_(get<bool>(config(), "scale", true)) {
     KCPP_CHECK(groups_ > 0 || groups_ == -1, ValueError, "Layer '", name(),
                "' (GroupNormalization) received an invalid value for argument `groups`, expected a positive "
                "integer (or `-1` for instance normalization). Received: groups=", groups_);
@@ -66,5 +66,5 @@ class GroupNormalization : public Layer {
 };
 
 }  // namespace
-LayerPtr make_group_normalization(const Json& c) { return std::make_shared<GroupNormalization>(c); }
+LayerPtr make_group_normalization(Json c) { return std::make_shared<GroupNormalization>(std::move(c)); }
 }  // namespace kerascpp::layers

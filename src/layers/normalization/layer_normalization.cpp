@@ -19,13 +19,13 @@ namespace {
 
 class LayerNormalization : public Layer {
  public:
-  explicit LayerNormalization(const Json& config)
-      : Layer(config),
-        axis_(int_list(config, "axis", {-1})),
-        epsilon_(get<float>(config, "epsilon", 1e-3f)),
-        center_(get<bool>(config, "center", true)),
-        scale_(get<bool>(config, "scale", true)),
-        rms_scaling_(get<bool>(config, "rms_scaling", false)) {
+  explicit LayerNormalization(Json given)
+      : Layer(std::move(given)),
+        axis_(int_list(config(), "axis", {-1})),
+        epsilon_(get<float>(config(), "epsilon", 1e-3f)),
+        center_(get<bool>(config(), "center", true)),
+        scale_(get<bool>(config(), "scale", true)),
+        rms_scaling_(get<bool>(config(), "rms_scaling", false)) {
     KCPP_CHECK(!axis_.empty(), ValueError, "Layer '", name(), "' (LayerNormalization): `axis` must not be empty. Received: axis=[]");
   }
   std::string class_name() const override { return "LayerNormalization"; }
@@ -70,7 +70,7 @@ class LayerNormalization : public Layer {
 };
 
 }  // namespace
-LayerPtr make_layer_normalization(const Json& c) { return std::make_shared<LayerNormalization>(c); }
+LayerPtr make_layer_normalization(Json c) { return std::make_shared<LayerNormalization>(std::move(c)); }
 bool layer_norm_parts(const Layer& layer, LayerNormParts* parts) {
   const auto* ln = dynamic_cast<const LayerNormalization*>(&layer);
   if (ln) *parts = ln->parts();

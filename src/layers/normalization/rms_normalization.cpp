@@ -54,5 +54,5 @@ class RMSNormalization : public Layer {
 };
 
 }  // namespace
-LayerPtr make_rms_normalization(const Json& c) { return std::make_shared<RMSNormalization>(c); }
+LayerPtr make_rms_normalization(Json c) { return std::make_shared<RMSNormalization>(std::move(c)); }
 }  // namespace kerascpp::layers

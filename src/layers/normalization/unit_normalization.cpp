@@ -14,7 +14,7 @@ constexpr float kSquaredNormFloor = 1e-24f;  // (Keras's epsilon 1e-12)^2
 
 class UnitNormalization : public Layer {
  public:
-  explicit UnitNormalization(const Json& config) : Layer(config), axis_(int_list(config, "axis", {-1})) {
+  explicit UnitNormalization(Json given) : Layer(std::move(given)), axis_(int_list(config(), "axis", {-1})) {
     KCPP_CHECK(!axis_.empty(), ValueError, "Layer '", name(), "' (UnitNormalization): `axis` must not be empty. Received: axis=[]");
   }
   std::string class_name() const override { return "UnitNormalization"; }
@@ -38,5 +38,5 @@ class UnitNormalization : public Layer {
 };
 
 }  // namespace
-LayerPtr make_unit_normalization(const Json& c) { return std::make_shared<UnitNormalization>(c); }
+LayerPtr make_unit_normalization(Json c) { return std::make_shared<UnitNormalization>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -201,8 +201,8 @@ Json call_of(const Json& config) {
 class OpNode : public Layer {
  public:
   // call: the node's call with its tensors as placeholders (config "call" for op nodes).
-  OpNode(const Json& config, const Json& call, const OpDef& def, std::string cls, std::string who, bool keras3)
-      : Layer(config), def_(def), class_(std::move(cls)), who_(std::move(who)), keras3_(keras3) {
+  OpNode(Json given, const Json& call, const OpDef& def, std::string cls, std::string who, bool keras3)
+      : Layer(std::move(given)), def_(def), class_(std::move(cls)), who_(std::move(who)), keras3_(keras3) {
     KCPP_CHECK(call.is_object(), ValueError, "Invalid call of ", who_, ": ", call.dump().substr(0, 200));
     inputs_ = count_inputs(call);
     bound_ = Json::object();
@@ -226,7 +226,7 @@ class OpNode : public Layer {
       bind(key, v);
     }
     if (keras3)
-      for (const auto& [k, v] : config.items())
+      for (const auto& [k, v] : config().items())
         if (k != "call" && k != "trainable" && (k != "dtype" || takes("dtype"))) bind(k, v);
   }
   std::string class_name() const override { return class_; }

@@ -3,5 +3,7 @@
 #include "layers/pooling/base_pooling.h"
 
 namespace kerascpp::layers {
-LayerPtr make_average_pooling1d(const Json& c) { return make_base_pooling(c, "AveragePooling1D", 1, ops::PoolMode::average); }
+LayerPtr make_average_pooling1d(Json c) {
+  return make_base_pooling(std::move(c), "AveragePooling1D", 1, ops::PoolMode::average);
+}
 }  // namespace kerascpp::layers

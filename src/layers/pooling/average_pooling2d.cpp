@@ -3,5 +3,7 @@
 #include "layers/pooling/base_pooling.h"
 
 namespace kerascpp::layers {
-LayerPtr make_average_pooling2d(const Json& c) { return make_base_pooling(c, "AveragePooling2D", 2, ops::PoolMode::average); }
+LayerPtr make_average_pooling2d(Json c) {
+  return make_base_pooling(std::move(c), "AveragePooling2D", 2, ops::PoolMode::average);
+}
 }  // namespace kerascpp::layers

@@ -3,5 +3,7 @@
 #include "layers/pooling/base_pooling.h"
 
 namespace kerascpp::layers {
-LayerPtr make_average_pooling3d(const Json& c) { return make_base_pooling(c, "AveragePooling3D", 3, ops::PoolMode::average); }
+LayerPtr make_average_pooling3d(Json c) {
+  return make_base_pooling(std::move(c), "AveragePooling3D", 3, ops::PoolMode::average);
+}
 }  // namespace kerascpp::layers

@@ -7,13 +7,13 @@
 
 namespace kerascpp::layers {
 
-BaseGlobalPooling::BaseGlobalPooling(const Json& config, std::string cls, int dims, bool max)
-    : Layer(config),
+BaseGlobalPooling::BaseGlobalPooling(Json given, std::string cls, int dims, bool max)
+    : Layer(std::move(given)),
       cls_(std::move(cls)),
       dims_(dims),
       max_(max),
-      channels_first_(channels_first_from(config, layer_who(name(), cls_))),
-      keepdims_(get<bool>(config, "keepdims", false)) {}
+      channels_first_(channels_first_from(config(), layer_who(name(), cls_))),
+      keepdims_(get<bool>(config(), "keepdims", false)) {}
 
 std::vector<int> BaseGlobalPooling::spatial_axes() const {
   std::vector<int> axes;

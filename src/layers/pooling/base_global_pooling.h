@@ -14,7 +14,7 @@ namespace kerascpp::layers {
 
 class BaseGlobalPooling : public Layer {
  public:
-  BaseGlobalPooling(const Json& config, std::string cls, int dims, bool max);
+  BaseGlobalPooling(Json given, std::string cls, int dims, bool max);
   std::string class_name() const override { return cls_; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override;
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext& ctx) const override;

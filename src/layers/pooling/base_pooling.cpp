@@ -13,12 +13,16 @@ namespace {
 
 class BasePooling : public Layer {
  public:
-  BasePooling(const Json& config, const char* cls, int rank, ops::PoolMode mode)
-      : Layer(config), cls_(cls), who_(layer_who(name(), cls)), rank_(rank), mode_(mode),
-        pool_size_(int_tuple(config, "pool_size", rank, std::vector<int64_t>(rank, 2), 1, who_)),
-        strides_(int_tuple(config, "strides", rank, pool_size_, 1, who_)),
-        padding_(ops::padding_from_name(get<std::string>(config, "padding", "valid"), who_)),
-        channels_first_(channels_first_from(config, who_)) {
+  BasePooling(Json given, const char* cls, int rank, ops::PoolMode mode)
+      : Layer(std::move(given)),
+        cls_(cls),
+        who_(layer_who(name(), cls)),
+        rank_(rank),
+        mode_(mode),
+        pool_size_(int_tuple(config(), "pool_size", rank, std::vector<int64_t>(rank, 2), 1, who_)),
+        strides_(int_tuple(config(), "strides", rank, pool_size_, 1, who_)),
+        padding_(ops::padding_from_name(get<std::string>(config(), "padding", "valid"), who_)),
+        channels_first_(channels_first_from(config(), who_)) {
     KCPP_CHECK(padding_ != ops::Padding::causal, ValueError, "The `padding` argument of ", who_,
                " must be \"valid\" or \"same\". Received: padding=causal");
   }
@@ -57,8 +61,8 @@ class BasePooling : public Layer {
 
 }  // namespace
 
-LayerPtr make_base_pooling(const Json& config, const char* cls, int rank, ops::PoolMode mode) {
-  return std::make_shared<BasePooling>(config, cls, rank, mode);
+LayerPtr make_base_pooling(Json config, const char* cls, int rank, ops::PoolMode mode) {
+  return std::make_shared<BasePooling>(std::move(config), cls, rank, mode);
 }
 
 bool pool_parts(const Layer& layer, PoolParts* parts) {

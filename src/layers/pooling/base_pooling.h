@@ -7,6 +7,6 @@
 
 namespace kerascpp::layers {
 
-LayerPtr make_base_pooling(const Json& config, const char* cls, int rank, ops::PoolMode mode);
+LayerPtr make_base_pooling(Json config, const char* cls, int rank, ops::PoolMode mode);
 
 }  // namespace kerascpp::layers

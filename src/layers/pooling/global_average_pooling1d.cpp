@@ -4,7 +4,7 @@
 #include "layers/pooling/base_global_pooling.h"
 
 namespace kerascpp::layers {
-LayerPtr make_global_average_pooling1d(const Json& c) {
-  return std::make_shared<BaseGlobalPooling>(c, "GlobalAveragePooling1D", 1, false);
+LayerPtr make_global_average_pooling1d(Json c) {
+  return std::make_shared<BaseGlobalPooling>(std::move(c), "GlobalAveragePooling1D", 1, false);
 }
 }  // namespace kerascpp::layers

@@ -4,7 +4,7 @@
 #include "layers/pooling/base_global_pooling.h"
 
 namespace kerascpp::layers {
-LayerPtr make_global_average_pooling2d(const Json& c) {
-  return std::make_shared<BaseGlobalPooling>(c, "GlobalAveragePooling2D", 2, false);
+LayerPtr make_global_average_pooling2d(Json c) {
+  return std::make_shared<BaseGlobalPooling>(std::move(c), "GlobalAveragePooling2D", 2, false);
 }
 }  // namespace kerascpp::layers

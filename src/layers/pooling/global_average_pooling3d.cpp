@@ -4,7 +4,7 @@
 #include "layers/pooling/base_global_pooling.h"
 
 namespace kerascpp::layers {
-LayerPtr make_global_average_pooling3d(const Json& c) {
-  return std::make_shared<BaseGlobalPooling>(c, "GlobalAveragePooling3D", 3, false);
+LayerPtr make_global_average_pooling3d(Json c) {
+  return std::make_shared<BaseGlobalPooling>(std::move(c), "GlobalAveragePooling3D", 3, false);
 }
 }  // namespace kerascpp::layers

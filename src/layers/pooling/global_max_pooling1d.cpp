@@ -4,7 +4,7 @@
 #include "layers/pooling/base_global_pooling.h"
 
 namespace kerascpp::layers {
-LayerPtr make_global_max_pooling1d(const Json& c) {
-  return std::make_shared<BaseGlobalPooling>(c, "GlobalMaxPooling1D", 1, true);
+LayerPtr make_global_max_pooling1d(Json c) {
+  return std::make_shared<BaseGlobalPooling>(std::move(c), "GlobalMaxPooling1D", 1, true);
 }
 }  // namespace kerascpp::layers

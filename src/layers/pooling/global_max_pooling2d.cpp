@@ -4,7 +4,7 @@
 #include "layers/pooling/base_global_pooling.h"
 
 namespace kerascpp::layers {
-LayerPtr make_global_max_pooling2d(const Json& c) {
-  return std::make_shared<BaseGlobalPooling>(c, "GlobalMaxPooling2D", 2, true);
+LayerPtr make_global_max_pooling2d(Json c) {
+  return std::make_shared<BaseGlobalPooling>(std::move(c), "GlobalMaxPooling2D", 2, true);
 }
 }  // namespace kerascpp::layers

@@ -4,7 +4,7 @@
 #include "layers/pooling/base_global_pooling.h"
 
 namespace kerascpp::layers {
-LayerPtr make_global_max_pooling3d(const Json& c) {
-  return std::make_shared<BaseGlobalPooling>(c, "GlobalMaxPooling3D", 3, true);
+LayerPtr make_global_max_pooling3d(Json c) {
+  return std::make_shared<BaseGlobalPooling>(std::move(c), "GlobalMaxPooling3D", 3, true);
 }
 }  // namespace kerascpp::layers

@@ -3,5 +3,7 @@
 #include "layers/pooling/base_pooling.h"
 
 namespace kerascpp::layers {
-LayerPtr make_max_pooling1d(const Json& c) { return make_base_pooling(c, "MaxPooling1D", 1, ops::PoolMode::max); }
+LayerPtr make_max_pooling1d(Json c) {
+  return make_base_pooling(std::move(c), "MaxPooling1D", 1, ops::PoolMode::max);
+}
 }  // namespace kerascpp::layers

@@ -3,5 +3,7 @@
 #include "layers/pooling/base_pooling.h"
 
 namespace kerascpp::layers {
-LayerPtr make_max_pooling2d(const Json& c) { return make_base_pooling(c, "MaxPooling2D", 2, ops::PoolMode::max); }
+LayerPtr make_max_pooling2d(Json c) {
+  return make_base_pooling(std::move(c), "MaxPooling2D", 2, ops::PoolMode::max);
+}
 }  // namespace kerascpp::layers

@@ -73,5 +73,5 @@ class CategoryEncoding : public Layer {
 };
 
 }  // namespace
-LayerPtr make_category_encoding(const Json& c) { return std::make_shared<CategoryEncoding>(c); }
+LayerPtr make_category_encoding(Json c) { return std::make_shared<CategoryEncoding>(std::move(c)); }
 }  // namespace kerascpp::layers

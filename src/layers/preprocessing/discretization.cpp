@@ -42,5 +42,5 @@ class Discretization : public Layer {
 };
 
 }  // namespace
-LayerPtr make_discretization(const Json& c) { return std::make_shared<Discretization>(c); }
+LayerPtr make_discretization(Json c) { return std::make_shared<Discretization>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -64,5 +64,5 @@ class Hashing : public Layer {
 };
 
 }  // namespace
-LayerPtr make_hashing(const Json& c) { return std::make_shared<Hashing>(c); }
+LayerPtr make_hashing(Json c) { return std::make_shared<Hashing>(std::move(c)); }
 }  // namespace kerascpp::layers

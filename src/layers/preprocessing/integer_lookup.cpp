@@ -185,5 +185,5 @@ class IntegerLookup : public Layer {
 };
 
 }  // namespace
-LayerPtr make_integer_lookup(const Json& c) { return std::make_shared<IntegerLookup>(c); }
+LayerPtr make_integer_lookup(Json c) { return std::make_shared<IntegerLookup>(std::move(c)); }
 }  // namespace kerascpp::layers

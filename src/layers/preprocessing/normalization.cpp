@@ -24,12 +24,14 @@ void flatten_numbers(const Json& j, std::vector<float>* out, Shape* shape, size_
 
 class Normalization : public Layer {
  public:
-  explicit Normalization(const Json& config) : Layer(config), invert_(get<bool>(config, "invert", false)) {
-    auto it = config.find("axis");
-    axes_ = (it == config.end()) ? std::vector<int>{-1} : int_list(config, "axis", {});
-    has_mean_ = config.contains("mean") && !config["mean"].is_null();
-    KCPP_CHECK(has_mean_ == (config.contains("variance") && !config["variance"].is_null()), ValueError,
-               "Layer '", name(), "' (Normalization): when setting `mean`, `variance` must be set too (and vice versa)");
+  explicit Normalization(Json given)
+      : Layer(std::move(given)), invert_(get<bool>(config(), "invert", false)) {
+    auto it = config().find("axis");
+    axes_ = (it == config().end()) ? std::vector<int>{-1} : int_list(config(), "axis", {});
+    has_mean_ = config().contains("mean") && !config()["mean"].is_null();
+    KCPP_CHECK(has_mean_ == (config().contains("variance") && !config()["variance"].is_null()), ValueError,
+               "Layer '", name(),
+               "' (Normalization): when setting `mean`, `variance` must be set too (and vice versa)");
   }
   std::string class_name() const override { return "Normalization"; }
   bool supports_masking() const override { return true; }  // as Keras 3's
@@ -97,5 +99,5 @@ class Normalization : public Layer {
 };
 
 }  // namespace
-LayerPtr make_normalization(const Json& c) { return std::make_shared<Normalization>(c); }
+LayerPtr make_normalization(Json c) { return std::make_shared<Normalization>(std::move(c)); }
 }  // namespace kerascpp::layers

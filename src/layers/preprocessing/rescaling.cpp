@@ -16,8 +16,10 @@ Tensor number_or_list(const Json& config, const char* key, float fallback) {
 
 class Rescaling : public Layer {
  public:
-  explicit Rescaling(const Json& config)
-      : Layer(config), scale_(number_or_list(config, "scale", 1.f)), offset_(number_or_list(config, "offset", 0.f)) {}
+  explicit Rescaling(Json given)
+      : Layer(std::move(given)),
+        scale_(number_or_list(config(), "scale", 1.f)),
+        offset_(number_or_list(config(), "offset", 0.f)) {}
   std::string class_name() const override { return "Rescaling"; }
   bool supports_masking() const override { return true; }  // as Keras 3's
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
@@ -35,5 +37,5 @@ class Rescaling : public Layer {
 };
 
 }  // namespace
-LayerPtr make_rescaling(const Json& c) { return std::make_shared<Rescaling>(c); }
+LayerPtr make_rescaling(Json c) { return std::make_shared<Rescaling>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -29,5 +29,7 @@ class ActivityRegularization : public InferenceIdentity {
 };
 
 }  // namespace
-LayerPtr make_activity_regularization(const Json& c) { return std::make_shared<ActivityRegularization>(c); }
+LayerPtr make_activity_regularization(Json c) {
+  return std::make_shared<ActivityRegularization>(std::move(c));
+}
 }  // namespace kerascpp::layers

@@ -42,5 +42,5 @@ class AlphaDropout : public InferenceIdentity {
 };
 
 }  // namespace
-LayerPtr make_alpha_dropout(const Json& c) { return std::make_shared<AlphaDropout>(c); }
+LayerPtr make_alpha_dropout(Json c) { return std::make_shared<AlphaDropout>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -35,5 +35,5 @@ class Dropout : public InferenceIdentity {
 };
 
 }  // namespace
-LayerPtr make_dropout(const Json& c) { return std::make_shared<Dropout>(c); }
+LayerPtr make_dropout(Json c) { return std::make_shared<Dropout>(std::move(c)); }
 }  // namespace kerascpp::layers

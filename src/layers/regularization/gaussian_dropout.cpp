@@ -26,5 +26,5 @@ class GaussianDropout : public InferenceIdentity {
 };
 
 }  // namespace
-LayerPtr make_gaussian_dropout(const Json& c) { return std::make_shared<GaussianDropout>(c); }
+LayerPtr make_gaussian_dropout(Json c) { return std::make_shared<GaussianDropout>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -22,5 +22,5 @@ class GaussianNoise : public InferenceIdentity {
 };
 
 }  // namespace
-LayerPtr make_gaussian_noise(const Json& c) { return std::make_shared<GaussianNoise>(c); }
+LayerPtr make_gaussian_noise(Json c) { return std::make_shared<GaussianNoise>(std::move(c)); }
 }  // namespace kerascpp::layers

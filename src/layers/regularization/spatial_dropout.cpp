@@ -35,7 +35,7 @@ class SpatialDropout : public InferenceIdentity {
 };
 
 }  // namespace
-LayerPtr make_spatial_dropout1d(const Json& c) { return std::make_shared<SpatialDropout<1>>(c); }
-LayerPtr make_spatial_dropout2d(const Json& c) { return std::make_shared<SpatialDropout<2>>(c); }
-LayerPtr make_spatial_dropout3d(const Json& c) { return std::make_shared<SpatialDropout<3>>(c); }
+LayerPtr make_spatial_dropout1d(Json c) { return std::make_shared<SpatialDropout<1>>(std::move(c)); }
+LayerPtr make_spatial_dropout2d(Json c) { return std::make_shared<SpatialDropout<2>>(std::move(c)); }
+LayerPtr make_spatial_dropout3d(Json c) { return std::make_shared<SpatialDropout<3>>(std::move(c)); }
 }  // namespace kerascpp::layers

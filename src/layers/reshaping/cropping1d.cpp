@@ -5,7 +5,7 @@
 #include "layers/reshaping/spatial_reshaping.h"
 
 namespace kerascpp::layers {
-LayerPtr make_cropping1d(const Json& c) {
-  return std::make_shared<CroppingBase>(c, "Cropping1D", 1, Pads{{1, 1}});
+LayerPtr make_cropping1d(Json c) {
+  return std::make_shared<CroppingBase>(std::move(c), "Cropping1D", 1, Pads{{1, 1}});
 }
 }  // namespace kerascpp::layers

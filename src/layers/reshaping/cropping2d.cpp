@@ -5,7 +5,7 @@
 #include "layers/reshaping/spatial_reshaping.h"
 
 namespace kerascpp::layers {
-LayerPtr make_cropping2d(const Json& c) {
-  return std::make_shared<CroppingBase>(c, "Cropping2D", 2, Pads{{0, 0}, {0, 0}});
+LayerPtr make_cropping2d(Json c) {
+  return std::make_shared<CroppingBase>(std::move(c), "Cropping2D", 2, Pads{{0, 0}, {0, 0}});
 }
 }  // namespace kerascpp::layers

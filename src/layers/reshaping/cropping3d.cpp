@@ -5,7 +5,7 @@
 #include "layers/reshaping/spatial_reshaping.h"
 
 namespace kerascpp::layers {
-LayerPtr make_cropping3d(const Json& c) {
-  return std::make_shared<CroppingBase>(c, "Cropping3D", 3, Pads{{1, 1}, {1, 1}, {1, 1}});
+LayerPtr make_cropping3d(Json c) {
+  return std::make_shared<CroppingBase>(std::move(c), "Cropping3D", 3, Pads{{1, 1}, {1, 1}, {1, 1}});
 }
 }  // namespace kerascpp::layers

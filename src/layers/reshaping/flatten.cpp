@@ -10,8 +10,9 @@ namespace {
 
 class Flatten : public Layer {
  public:
-  explicit Flatten(const Json& config)
-      : Layer(config), channels_first_(get<std::string>(config, "data_format", "channels_last") == "channels_first") {}
+  explicit Flatten(Json given)
+      : Layer(std::move(given)),
+        channels_first_(get<std::string>(config(), "data_format", "channels_last") == "channels_first") {}
   std::string class_name() const override { return "Flatten"; }
   bool channels_first() const { return channels_first_; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
@@ -37,7 +38,7 @@ class Flatten : public Layer {
 };
 
 }  // namespace
-LayerPtr make_flatten(const Json& c) { return std::make_shared<Flatten>(c); }
+LayerPtr make_flatten(Json c) { return std::make_shared<Flatten>(std::move(c)); }
 bool flatten_is_view(const Layer& layer, const Shape& input) {
   const auto* f = dynamic_cast<const Flatten*>(&layer);
   return f && (!f->channels_first() || input.size() <= 2);

@@ -9,14 +9,16 @@ namespace {
 
 class Permute : public Layer {
  public:
-  explicit Permute(const Json& config) : Layer(config) {
+  explicit Permute(Json given) : Layer(std::move(given)) {
     perm_ = {0};
-    for (int d : int_list(config, "dims", {})) perm_.push_back(d);
+    for (int d : int_list(config(), "dims", {})) perm_.push_back(d);
     std::vector<int> sorted(perm_.begin(), perm_.end());
     std::sort(sorted.begin(), sorted.end());
     for (size_t i = 0; i < sorted.size(); ++i)
-      KCPP_CHECK(sorted[i] == static_cast<int>(i), ValueError, "Invalid permutation argument `dims` for layer '",
-                 name(), "'. `dims` should be a permutation of 1..n. Received: dims=", config.value("dims", Json()).dump());
+      KCPP_CHECK(sorted[i] == static_cast<int>(i), ValueError,
+                 "Invalid permutation argument `dims` for layer '", name(),
+                 "'. `dims` should be a permutation of 1..n. Received: dims=",
+                 config().value("dims", Json()).dump());
   }
   std::string class_name() const override { return "Permute"; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
@@ -36,5 +38,5 @@ class Permute : public Layer {
 };
 
 }  // namespace
-LayerPtr make_permute(const Json& c) { return std::make_shared<Permute>(c); }
+LayerPtr make_permute(Json c) { return std::make_shared<Permute>(std::move(c)); }
 }  // namespace kerascpp::layers

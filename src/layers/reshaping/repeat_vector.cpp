@@ -8,7 +8,7 @@ namespace {
 
 class RepeatVector : public Layer {
  public:
-  explicit RepeatVector(const Json& config) : Layer(config), n_(require<int64_t>(config, "n")) {
+  explicit RepeatVector(Json given) : Layer(std::move(given)), n_(require<int64_t>(config(), "n")) {
     KCPP_CHECK(n_ >= 0, ValueError, "Invalid `n` for layer '", name(), "'. Received: n=", n_);
   }
   std::string class_name() const override { return "RepeatVector"; }
@@ -27,5 +27,5 @@ class RepeatVector : public Layer {
 };
 
 }  // namespace
-LayerPtr make_repeat_vector(const Json& c) { return std::make_shared<RepeatVector>(c); }
+LayerPtr make_repeat_vector(Json c) { return std::make_shared<RepeatVector>(std::move(c)); }
 }  // namespace kerascpp::layers

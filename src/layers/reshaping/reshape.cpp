@@ -8,8 +8,9 @@ namespace {
 
 class Reshape : public Layer {
  public:
-  explicit Reshape(const Json& config) : Layer(config) {
-    target_ = shape_from_json(require<Json>(config, "target_shape"), "the target_shape of layer '" + name() + "'");
+  explicit Reshape(Json given) : Layer(std::move(given)) {
+    target_ = shape_from_json(require<Json>(config(), "target_shape"),
+                              "the target_shape of layer '" + name() + "'");
   }
   std::string class_name() const override { return "Reshape"; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
@@ -41,6 +42,6 @@ class Reshape : public Layer {
 };
 
 }  // namespace
-LayerPtr make_reshape(const Json& c) { return std::make_shared<Reshape>(c); }
+LayerPtr make_reshape(Json c) { return std::make_shared<Reshape>(std::move(c)); }
 bool is_reshape_layer(const Layer& layer) { return dynamic_cast<const Reshape*>(&layer) != nullptr; }
 }  // namespace kerascpp::layers

@@ -15,9 +15,9 @@ std::string pads_str(const Pads& p) {
 
 }  // namespace
 
-SpatialLayer::SpatialLayer(const Json& config, std::string cls, int dims, bool has_data_format)
-    : Layer(config), cls_(std::move(cls)), dims_(dims) {
-  if (has_data_format) channels_first_ = channels_first_from(config, who());
+SpatialLayer::SpatialLayer(Json given, std::string cls, int dims, bool has_data_format)
+    : Layer(std::move(given)), cls_(std::move(cls)), dims_(dims) {
+  if (has_data_format) channels_first_ = channels_first_from(config(), who());
 }
 
 std::string SpatialLayer::who() const { return layer_who(name(), cls_); }
@@ -29,9 +29,9 @@ void SpatialLayer::expect_rank(const std::vector<Shape>& in) const {
              ". Full shape received: ", shape_str(in[0]));
 }
 
-ZeroPaddingBase::ZeroPaddingBase(const Json& config, std::string cls, int dims, Pads fallback)
-    : SpatialLayer(config, std::move(cls), dims, true),
-      padding_(pair_list(config, "padding", dims, std::move(fallback), who())) {}
+ZeroPaddingBase::ZeroPaddingBase(Json given, std::string cls, int dims, Pads fallback)
+    : SpatialLayer(std::move(given), std::move(cls), dims, true),
+      padding_(pair_list(config(), "padding", dims, std::move(fallback), who())) {}
 
 std::vector<Shape> ZeroPaddingBase::compute_output_shape(const std::vector<Shape>& in) const {
   expect_rank(in);
@@ -61,9 +61,9 @@ bool zero_padding_parts(const Layer& layer, int rank, Pads* pads) {
   return true;
 }
 
-CroppingBase::CroppingBase(const Json& config, std::string cls, int dims, Pads fallback)
-    : SpatialLayer(config, std::move(cls), dims, dims > 1),
-      cropping_(pair_list(config, "cropping", dims, std::move(fallback), who())) {}
+CroppingBase::CroppingBase(Json given, std::string cls, int dims, Pads fallback)
+    : SpatialLayer(std::move(given), std::move(cls), dims, dims > 1),
+      cropping_(pair_list(config(), "cropping", dims, std::move(fallback), who())) {}
 
 std::vector<Shape> CroppingBase::compute_output_shape(const std::vector<Shape>& in) const {
   expect_rank(in);
@@ -87,11 +87,11 @@ std::vector<Tensor> CroppingBase::call(const std::vector<Tensor>& in, const Call
   return {ops::slice(in[0], begin, out)};
 }
 
-UpSamplingBase::UpSamplingBase(const Json& config, std::string cls, int dims, bool has_data_format,
+UpSamplingBase::UpSamplingBase(Json given, std::string cls, int dims, bool has_data_format,
                                bool has_interpolation)
-    : SpatialLayer(config, std::move(cls), dims, has_data_format),
-      size_(int_tuple(config, "size", dims, std::vector<int64_t>(dims, 2), 1, who())) {
-  if (has_interpolation) interpolation_ = resize_method_from(config, "interpolation", "nearest", who());
+    : SpatialLayer(std::move(given), std::move(cls), dims, has_data_format),
+      size_(int_tuple(config(), "size", dims, std::vector<int64_t>(dims, 2), 1, who())) {
+  if (has_interpolation) interpolation_ = resize_method_from(config(), "interpolation", "nearest", who());
 }
 
 std::vector<Shape> UpSamplingBase::compute_output_shape(const std::vector<Shape>& in) const {

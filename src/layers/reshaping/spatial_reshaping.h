@@ -20,7 +20,7 @@ using Pads = std::vector<std::pair<int64_t, int64_t>>;
 class SpatialLayer : public Layer {
  public:
   // has_data_format: false for Cropping1D / UpSampling1D, which Keras fixes to channels_last.
-  SpatialLayer(const Json& config, std::string cls, int dims, bool has_data_format);
+  SpatialLayer(Json given, std::string cls, int dims, bool has_data_format);
   std::string class_name() const override { return cls_; }
 
  protected:
@@ -38,7 +38,7 @@ class SpatialLayer : public Layer {
 // ZeroPadding{1,2,3}D: config `padding` (see pair_list), zeros added around the spatial dims.
 class ZeroPaddingBase : public SpatialLayer {
  public:
-  ZeroPaddingBase(const Json& config, std::string cls, int dims, Pads fallback);
+  ZeroPaddingBase(Json given, std::string cls, int dims, Pads fallback);
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override;
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override;
   // Per axis of an input of rank dims() + 2, as call() pads it.
@@ -52,7 +52,7 @@ class ZeroPaddingBase : public SpatialLayer {
 // Cropping{1,2,3}D: config `cropping`; each cropped dim must keep at least one element.
 class CroppingBase : public SpatialLayer {
  public:
-  CroppingBase(const Json& config, std::string cls, int dims, Pads fallback);
+  CroppingBase(Json given, std::string cls, int dims, Pads fallback);
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override;
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override;
 
@@ -64,7 +64,7 @@ class CroppingBase : public SpatialLayer {
 // UpSampling2D with interpolation bilinear / bicubic, tf.image.resize to (size[0] * h, size[1] * w).
 class UpSamplingBase : public SpatialLayer {
  public:
-  UpSamplingBase(const Json& config, std::string cls, int dims, bool has_data_format, bool has_interpolation);
+  UpSamplingBase(Json given, std::string cls, int dims, bool has_data_format, bool has_interpolation);
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override;
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) const override;
 

@@ -5,7 +5,7 @@
 #include "layers/reshaping/spatial_reshaping.h"
 
 namespace kerascpp::layers {
-LayerPtr make_up_sampling1d(const Json& c) {
-  return std::make_shared<UpSamplingBase>(c, "UpSampling1D", 1, false, false);
+LayerPtr make_up_sampling1d(Json c) {
+  return std::make_shared<UpSamplingBase>(std::move(c), "UpSampling1D", 1, false, false);
 }
 }  // namespace kerascpp::layers

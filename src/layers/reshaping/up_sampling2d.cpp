@@ -5,7 +5,7 @@
 #include "layers/reshaping/spatial_reshaping.h"
 
 namespace kerascpp::layers {
-LayerPtr make_up_sampling2d(const Json& c) {
-  return std::make_shared<UpSamplingBase>(c, "UpSampling2D", 2, true, true);
+LayerPtr make_up_sampling2d(Json c) {
+  return std::make_shared<UpSamplingBase>(std::move(c), "UpSampling2D", 2, true, true);
 }
 }  // namespace kerascpp::layers

@@ -5,7 +5,7 @@
 #include "layers/reshaping/spatial_reshaping.h"
 
 namespace kerascpp::layers {
-LayerPtr make_up_sampling3d(const Json& c) {
-  return std::make_shared<UpSamplingBase>(c, "UpSampling3D", 3, true, false);
+LayerPtr make_up_sampling3d(Json c) {
+  return std::make_shared<UpSamplingBase>(std::move(c), "UpSampling3D", 3, true, false);
 }
 }  // namespace kerascpp::layers

@@ -5,7 +5,7 @@
 #include "layers/reshaping/spatial_reshaping.h"
 
 namespace kerascpp::layers {
-LayerPtr make_zero_padding1d(const Json& c) {
-  return std::make_shared<ZeroPaddingBase>(c, "ZeroPadding1D", 1, Pads{{1, 1}});
+LayerPtr make_zero_padding1d(Json c) {
+  return std::make_shared<ZeroPaddingBase>(std::move(c), "ZeroPadding1D", 1, Pads{{1, 1}});
 }
 }  // namespace kerascpp::layers

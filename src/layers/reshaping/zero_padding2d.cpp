@@ -5,7 +5,7 @@
 #include "layers/reshaping/spatial_reshaping.h"
 
 namespace kerascpp::layers {
-LayerPtr make_zero_padding2d(const Json& c) {
-  return std::make_shared<ZeroPaddingBase>(c, "ZeroPadding2D", 2, Pads{{1, 1}, {1, 1}});
+LayerPtr make_zero_padding2d(Json c) {
+  return std::make_shared<ZeroPaddingBase>(std::move(c), "ZeroPadding2D", 2, Pads{{1, 1}, {1, 1}});
 }
 }  // namespace kerascpp::layers

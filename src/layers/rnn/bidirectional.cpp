@@ -33,20 +33,20 @@ std::string without_prefix(std::string s, const std::string& prefix) {
 
 class Bidirectional : public Layer {
  public:
-  explicit Bidirectional(const Json& config) : Layer(config) {
+  explicit Bidirectional(Json given) : Layer(std::move(given)) {
     const std::string who = "Layer '" + name() + "' (Bidirectional)";
-    const Json merge = config.value("merge_mode", Json("concat"));
+    const Json merge = config().value("merge_mode", Json("concat"));
     KCPP_CHECK(merge.is_null() || merge == "concat" || merge == "sum" || merge == "ave" || merge == "mul", ValueError,
                who, ": Invalid merge mode. Received: ", merge.dump(),
                ". Merge mode should be one of {\"sum\", \"mul\", \"ave\", \"concat\", None}");
     merge_ = merge.is_null() ? "" : merge.get<std::string>();
-    const Json layer = config.value("layer", Json());
+    const Json layer = config().value("layer", Json());
     const bool sequences = layer.is_object() && layer.value("config", Json::object()).value("return_sequences", false);
     const std::string inner = layer.is_object() ? layer.value("config", Json::object()).value("name", std::string("rnn"))
                                                 : std::string("rnn");
     forward_ = direction(layer, who, "forward_" + without_prefix(inner, "forward_"), sequences);
-    if (config.contains("backward_layer") && !config["backward_layer"].is_null()) {
-      const Json& b = config["backward_layer"];
+    if (config().contains("backward_layer") && !config()["backward_layer"].is_null()) {
+      const Json& b = config()["backward_layer"];
       backward_ = direction(b, who, b.value("config", Json::object()).value("name", std::string("backward_rnn")), sequences);
     } else {
       Json b = layer;
@@ -157,5 +157,5 @@ class Bidirectional : public Layer {
 };
 
 }  // namespace
-LayerPtr make_bidirectional(const Json& c) { return std::make_shared<Bidirectional>(c); }
+LayerPtr make_bidirectional(Json c) { return std::make_shared<Bidirectional>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -120,14 +120,15 @@ class ConvLstmCell : public RnnCell {
   mutable ops::PlanCache plans_, recurrent_plans_;
 };
 
-LayerPtr make_conv_lstm(const Json& c, const char* cls, int rank) {
-  return std::make_shared<Rnn>(c, cls, std::make_shared<ConvLstmCell>(c, cls, rank));
+LayerPtr make_conv_lstm(Json c, const char* cls, int rank) {
+  auto cell = std::make_shared<ConvLstmCell>(c, cls, rank);
+  return std::make_shared<Rnn>(std::move(c), cls, std::move(cell));
 }
 
 }  // namespace
 
-LayerPtr make_conv_lstm1d(const Json& c) { return make_conv_lstm(c, "ConvLSTM1D", 1); }
-LayerPtr make_conv_lstm2d(const Json& c) { return make_conv_lstm(c, "ConvLSTM2D", 2); }
-LayerPtr make_conv_lstm3d(const Json& c) { return make_conv_lstm(c, "ConvLSTM3D", 3); }
+LayerPtr make_conv_lstm1d(Json c) { return make_conv_lstm(std::move(c), "ConvLSTM1D", 1); }
+LayerPtr make_conv_lstm2d(Json c) { return make_conv_lstm(std::move(c), "ConvLSTM2D", 2); }
+LayerPtr make_conv_lstm3d(Json c) { return make_conv_lstm(std::move(c), "ConvLSTM3D", 3); }
 
 }  // namespace kerascpp::layers

@@ -42,18 +42,18 @@ Tensor time_step(const Tensor& sequences, int64_t t) {
   return ops::slice(sequences, begin, size).reshape(without_time(sequences.shape()));
 }
 
-Rnn::Rnn(const Json& config, std::string cls, std::shared_ptr<RnnCell> cell)
-    : Layer(config),
+Rnn::Rnn(Json given, std::string cls, std::shared_ptr<RnnCell> cell)
+    : Layer(std::move(given)),
       cls_(std::move(cls)),
       cell_(std::move(cell)),
-      return_sequences_(get<bool>(config, "return_sequences", false)),
-      return_state_(get<bool>(config, "return_state", false)),
-      go_backwards_(get<bool>(config, "go_backwards", false)),
-      zero_output_for_mask_(get<bool>(config, "zero_output_for_mask", false)),
-      stateful_(get<bool>(config, "stateful", false)) {
-  cudnn_ = config.value("kerascpp_cudnn", std::string());
+      return_sequences_(get<bool>(config(), "return_sequences", false)),
+      return_state_(get<bool>(config(), "return_state", false)),
+      go_backwards_(get<bool>(config(), "go_backwards", false)),
+      zero_output_for_mask_(get<bool>(config(), "zero_output_for_mask", false)),
+      stateful_(get<bool>(config(), "stateful", false)) {
+  cudnn_ = config().value("kerascpp_cudnn", std::string());
   config_.erase("kerascpp_cudnn");
-  KCPP_CHECK(!get<bool>(config, "time_major", false), NotImplementedError, "Layer '", name(), "' (", cls_,
+  KCPP_CHECK(!get<bool>(config(), "time_major", false), NotImplementedError, "Layer '", name(), "' (", cls_,
              ") uses time_major=True (tf_keras), which kerascpp does not support");
 }
 
@@ -366,7 +366,7 @@ bool Rnn::fast_loop(const FastLoop& f, int64_t rows, int64_t steps, int64_t widt
 }
 
 // keras.layers.RNN over one cell given by its config ({"class_name": "LSTMCell", "config": {...}}).
-LayerPtr make_rnn(const Json& c) {
+LayerPtr make_rnn(Json c) {
   const std::string who = "Layer '" + c.value("name", std::string()) + "' (RNN)";
   const Json spec = c.contains("cell") ? c["cell"] : Json();
   if (spec.is_array()) return std::make_shared<Rnn>(c, "RNN", make_stacked_rnn_cells(spec, c.value("name", std::string())));
@@ -382,13 +382,20 @@ LayerPtr make_rnn(const Json& c) {
              " cell; kerascpp runs SimpleRNNCell, LSTMCell and GRUCell");
   Json cell = spec["config"];
   cell["name"] = c.value("name", std::string());  // the cell is then named "<rnn>/<snake_case(cell)>"
-  return std::make_shared<Rnn>(c, "RNN", make_rnn_cell(cls, cell));
+  return std::make_shared<Rnn>(std::move(c), "RNN", make_rnn_cell(cls, cell));
 }
 
-LayerPtr make_simple_rnn(const Json& c) {
-  return std::make_shared<Rnn>(c, "SimpleRNN", make_rnn_cell("SimpleRNNCell", c));
+LayerPtr make_simple_rnn(Json c) {
+  auto cell = make_rnn_cell("SimpleRNNCell", c);
+  return std::make_shared<Rnn>(std::move(c), "SimpleRNN", std::move(cell));
 }
-LayerPtr make_lstm(const Json& c) { return std::make_shared<Rnn>(c, "LSTM", make_rnn_cell("LSTMCell", c)); }
-LayerPtr make_gru(const Json& c) { return std::make_shared<Rnn>(c, "GRU", make_rnn_cell("GRUCell", c)); }
+LayerPtr make_lstm(Json c) {
+  auto cell = make_rnn_cell("LSTMCell", c);
+  return std::make_shared<Rnn>(std::move(c), "LSTM", std::move(cell));
+}
+LayerPtr make_gru(Json c) {
+  auto cell = make_rnn_cell("GRUCell", c);
+  return std::make_shared<Rnn>(std::move(c), "GRU", std::move(cell));
+}
 
 }  // namespace kerascpp::layers

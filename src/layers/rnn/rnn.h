@@ -22,7 +22,7 @@ Tensor time_step(const Tensor& sequences, int64_t t);
 
 class Rnn : public Layer {
  public:
-  Rnn(const Json& config, std::string cls, std::shared_ptr<RnnCell> cell);
+  Rnn(Json given, std::string cls, std::shared_ptr<RnnCell> cell);
   std::string class_name() const override { return cls_; }
   bool supports_masking() const override { return true; }
   std::vector<TensorArgument> tensor_arguments() const override { return {{"sequences"}, {"initial_state"}}; }

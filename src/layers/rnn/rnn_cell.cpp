@@ -162,16 +162,16 @@ float rate(const Json& c, const char* key, const std::string& who) {
 
 }  // namespace
 
-RnnCell::RnnCell(const Json& config, std::string cls, int gates)
-    : Layer(config),
+RnnCell::RnnCell(Json given, std::string cls, int gates)
+    : Layer(std::move(given)),
       cls_(std::move(cls)),
-      units_(require<int64_t>(config, "units")),
+      units_(require<int64_t>(config(), "units")),
       gates_(gates),
-      use_bias_(get<bool>(config, "use_bias", true)),
-      dropout_(rate(config, "dropout", name())),
-      recurrent_dropout_(rate(config, "recurrent_dropout", name())),
-      activation_(config.value("activation", Json("tanh")), name()),
-      recurrent_activation_(config.value("recurrent_activation", Json("sigmoid")), name()) {
+      use_bias_(get<bool>(config(), "use_bias", true)),
+      dropout_(rate(config(), "dropout", name())),
+      recurrent_dropout_(rate(config(), "recurrent_dropout", name())),
+      activation_(config().value("activation", Json("tanh")), name()),
+      recurrent_activation_(config().value("recurrent_activation", Json("sigmoid")), name()) {
   KCPP_CHECK(units_ > 0, ValueError, "Received an invalid value for argument `units` of layer '", name(),
              "', expected a positive integer, got ", units_, ".");
 }
@@ -251,10 +251,10 @@ std::shared_ptr<RnnCell> make_rnn_cell(const std::string& cell_class, const Json
     if (layer_config.contains(k)) c[k] = layer_config[k];
   if (cell_class == "SimpleRNNCell") c.erase("recurrent_activation");
   c["name"] = !name.empty() ? name : layer_config.value("name", std::string()) + "/" + to_snake_case(cell_class);
-  if (cell_class == "SimpleRNNCell") return std::make_shared<SimpleRnnCell>(c);
-  if (cell_class == "LSTMCell") return std::make_shared<LstmCell>(c);
+  if (cell_class == "SimpleRNNCell") return std::make_shared<SimpleRnnCell>(std::move(c));
+  if (cell_class == "LSTMCell") return std::make_shared<LstmCell>(std::move(c));
   KCPP_ASSERT(cell_class == "GRUCell");
-  return std::make_shared<GruCell>(c);
+  return std::make_shared<GruCell>(std::move(c));
 }
 
 namespace {

@@ -17,7 +17,7 @@ namespace kerascpp::layers {
 class RnnCell : public Layer {
  public:
   // config: the cell's keys (units, activation, ..., dropout); gates: 1 (SimpleRNN), 4 (LSTM), 3 (GRU).
-  RnnCell(const Json& config, std::string cls, int gates);
+  RnnCell(Json given, std::string cls, int gates);
   std::string class_name() const override { return cls_; }
   // The output's size (a stack's: its last cell's).
   int64_t units() const { return units_; }

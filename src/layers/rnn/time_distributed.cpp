@@ -11,8 +11,8 @@ namespace {
 
 class TimeDistributed : public Layer {
  public:
-  explicit TimeDistributed(const Json& config) : Layer(config) {
-    const Json spec = config.value("layer", Json());
+  explicit TimeDistributed(Json given) : Layer(std::move(given)) {
+    const Json spec = config().value("layer", Json());
     KCPP_CHECK(spec.is_object() && spec.contains("class_name") && spec["class_name"].is_string() &&
                    spec.contains("config") && spec["config"].is_object(),
                ValueError, "Layer '", name(), "' (TimeDistributed): `layer` must be a serialized layer. Received: ",
@@ -70,5 +70,5 @@ class TimeDistributed : public Layer {
 };
 
 }  // namespace
-LayerPtr make_time_distributed(const Json& c) { return std::make_shared<TimeDistributed>(c); }
+LayerPtr make_time_distributed(Json c) { return std::make_shared<TimeDistributed>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -147,6 +147,6 @@ class AugMix : public AugmentationPolicy {
 };
 
 }  // namespace
-LayerPtr make_rand_augment(const Json& c) { return std::make_shared<RandAugment>(c); }
-LayerPtr make_aug_mix(const Json& c) { return std::make_shared<AugMix>(c); }
+LayerPtr make_rand_augment(Json c) { return std::make_shared<RandAugment>(std::move(c)); }
+LayerPtr make_aug_mix(Json c) { return std::make_shared<AugMix>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -90,5 +90,5 @@ class Equalization : public ImageAugmentation {
 };
 
 }  // namespace
-LayerPtr make_equalization(const Json& c) { return std::make_shared<Equalization>(c); }
+LayerPtr make_equalization(Json c) { return std::make_shared<Equalization>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -4,10 +4,11 @@
 
 namespace kerascpp::layers {
 
-ImageAugmentation::ImageAugmentation(const Json& config, std::string cls)
-    : InferenceIdentity(config), class_(std::move(cls)),
-      channels_first_(get<std::string>(config, "data_format", "channels_last") == "channels_first"),
-      seed_(static_cast<uint64_t>(get<int64_t>(config, "seed", 0))) {}
+ImageAugmentation::ImageAugmentation(Json given, std::string cls)
+    : InferenceIdentity(std::move(given)),
+      class_(std::move(cls)),
+      channels_first_(get<std::string>(config(), "data_format", "channels_last") == "channels_first"),
+      seed_(static_cast<uint64_t>(get<int64_t>(config(), "seed", 0))) {}
 
 ImageAugmentation::Layout ImageAugmentation::layout(const Tensor& x) const {
   KCPP_CHECK(x.rank() == 3 || x.rank() == 4, ValueError, "Layer '", name(), "' (", class_,

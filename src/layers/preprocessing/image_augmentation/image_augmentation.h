@@ -15,7 +15,7 @@ namespace kerascpp::layers {
 
 class ImageAugmentation : public InferenceIdentity {
  public:
-  ImageAugmentation(const Json& config, std::string cls);
+  ImageAugmentation(Json given, std::string cls);
   std::string class_name() const override { return class_; }
 
  protected:

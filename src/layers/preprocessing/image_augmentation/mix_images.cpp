@@ -86,6 +86,6 @@ class MixUp : public ImageAugmentation {
 };
 
 }  // namespace
-LayerPtr make_cut_mix(const Json& c) { return std::make_shared<CutMix>(c); }
-LayerPtr make_mix_up(const Json& c) { return std::make_shared<MixUp>(c); }
+LayerPtr make_cut_mix(Json c) { return std::make_shared<CutMix>(std::move(c)); }
+LayerPtr make_mix_up(Json c) { return std::make_shared<MixUp>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -91,7 +91,7 @@ class RandomTranslation : public RandomAffine {
 };
 
 }  // namespace
-LayerPtr make_random_rotation(const Json& c) { return std::make_shared<RandomRotation>(c); }
-LayerPtr make_random_zoom(const Json& c) { return std::make_shared<RandomZoom>(c); }
-LayerPtr make_random_translation(const Json& c) { return std::make_shared<RandomTranslation>(c); }
+LayerPtr make_random_rotation(Json c) { return std::make_shared<RandomRotation>(std::move(c)); }
+LayerPtr make_random_zoom(Json c) { return std::make_shared<RandomZoom>(std::move(c)); }
+LayerPtr make_random_translation(Json c) { return std::make_shared<RandomTranslation>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -33,5 +33,5 @@ class RandomBrightness : public ImageAugmentation {
 };
 
 }  // namespace
-LayerPtr make_random_brightness(const Json& c) { return std::make_shared<RandomBrightness>(c); }
+LayerPtr make_random_brightness(Json c) { return std::make_shared<RandomBrightness>(std::move(c)); }
 }  // namespace kerascpp::layers

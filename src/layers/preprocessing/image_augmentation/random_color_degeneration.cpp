@@ -36,5 +36,7 @@ class RandomColorDegeneration : public ColorAugmentation {
 };
 
 }  // namespace
-LayerPtr make_random_color_degeneration(const Json& c) { return std::make_shared<RandomColorDegeneration>(c); }
+LayerPtr make_random_color_degeneration(Json c) {
+  return std::make_shared<RandomColorDegeneration>(std::move(c));
+}
 }  // namespace kerascpp::layers

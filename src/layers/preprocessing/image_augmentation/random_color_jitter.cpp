@@ -52,5 +52,5 @@ class RandomColorJitter : public ColorAugmentation {
 };
 
 }  // namespace
-LayerPtr make_random_color_jitter(const Json& c) { return std::make_shared<RandomColorJitter>(c); }
+LayerPtr make_random_color_jitter(Json c) { return std::make_shared<RandomColorJitter>(std::move(c)); }
 }  // namespace kerascpp::layers

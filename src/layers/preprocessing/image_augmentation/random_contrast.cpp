@@ -51,5 +51,5 @@ class RandomContrast : public ImageAugmentation {
 };
 
 }  // namespace
-LayerPtr make_random_contrast(const Json& c) { return std::make_shared<RandomContrast>(c); }
+LayerPtr make_random_contrast(Json c) { return std::make_shared<RandomContrast>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -51,5 +51,5 @@ class RandomCrop : public ImageAugmentation {
 };
 
 }  // namespace
-LayerPtr make_random_crop(const Json& c) { return std::make_shared<RandomCrop>(c); }
+LayerPtr make_random_crop(Json c) { return std::make_shared<RandomCrop>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -117,5 +117,7 @@ class RandomElasticTransform : public ImageAugmentation {
 };
 
 }  // namespace
-LayerPtr make_random_elastic_transform(const Json& c) { return std::make_shared<RandomElasticTransform>(c); }
+LayerPtr make_random_elastic_transform(Json c) {
+  return std::make_shared<RandomElasticTransform>(std::move(c));
+}
 }  // namespace kerascpp::layers

@@ -65,5 +65,5 @@ class RandomErasing : public ImageAugmentation {
 };
 
 }  // namespace
-LayerPtr make_random_erasing(const Json& c) { return std::make_shared<RandomErasing>(c); }
+LayerPtr make_random_erasing(Json c) { return std::make_shared<RandomErasing>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -41,5 +41,5 @@ class RandomFlip : public ImageAugmentation {
 };
 
 }  // namespace
-LayerPtr make_random_flip(const Json& c) { return std::make_shared<RandomFlip>(c); }
+LayerPtr make_random_flip(Json c) { return std::make_shared<RandomFlip>(std::move(c)); }
 }  // namespace kerascpp::layers

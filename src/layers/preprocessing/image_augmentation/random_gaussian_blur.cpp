@@ -60,5 +60,5 @@ class RandomGaussianBlur : public ImageAugmentation {
 };
 
 }  // namespace
-LayerPtr make_random_gaussian_blur(const Json& c) { return std::make_shared<RandomGaussianBlur>(c); }
+LayerPtr make_random_gaussian_blur(Json c) { return std::make_shared<RandomGaussianBlur>(std::move(c)); }
 }  // namespace kerascpp::layers

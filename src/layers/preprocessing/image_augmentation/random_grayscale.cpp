@@ -34,5 +34,5 @@ class RandomGrayscale : public ColorAugmentation {
 };
 
 }  // namespace
-LayerPtr make_random_grayscale(const Json& c) { return std::make_shared<RandomGrayscale>(c); }
+LayerPtr make_random_grayscale(Json c) { return std::make_shared<RandomGrayscale>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -28,5 +28,5 @@ class RandomHue : public ColorAugmentation {
 };
 
 }  // namespace
-LayerPtr make_random_hue(const Json& c) { return std::make_shared<RandomHue>(c); }
+LayerPtr make_random_hue(Json c) { return std::make_shared<RandomHue>(std::move(c)); }
 }  // namespace kerascpp::layers

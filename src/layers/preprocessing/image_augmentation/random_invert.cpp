@@ -33,5 +33,5 @@ class RandomInvert : public ColorAugmentation {
 };
 
 }  // namespace
-LayerPtr make_random_invert(const Json& c) { return std::make_shared<RandomInvert>(c); }
+LayerPtr make_random_invert(Json c) { return std::make_shared<RandomInvert>(std::move(c)); }
 }  // namespace kerascpp::layers

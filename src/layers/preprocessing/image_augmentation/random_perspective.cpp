@@ -85,5 +85,5 @@ class RandomPerspective : public ImageAugmentation {
 };
 
 }  // namespace
-LayerPtr make_random_perspective(const Json& c) { return std::make_shared<RandomPerspective>(c); }
+LayerPtr make_random_perspective(Json c) { return std::make_shared<RandomPerspective>(std::move(c)); }
 }  // namespace kerascpp::layers

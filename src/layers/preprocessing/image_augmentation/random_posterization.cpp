@@ -47,5 +47,5 @@ class RandomPosterization : public ColorAugmentation {
 };
 
 }  // namespace
-LayerPtr make_random_posterization(const Json& c) { return std::make_shared<RandomPosterization>(c); }
+LayerPtr make_random_posterization(Json c) { return std::make_shared<RandomPosterization>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -29,5 +29,5 @@ class RandomSaturation : public ColorAugmentation {
 };
 
 }  // namespace
-LayerPtr make_random_saturation(const Json& c) { return std::make_shared<RandomSaturation>(c); }
+LayerPtr make_random_saturation(Json c) { return std::make_shared<RandomSaturation>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -45,5 +45,5 @@ class RandomSharpness : public ColorAugmentation {
 };
 
 }  // namespace
-LayerPtr make_random_sharpness(const Json& c) { return std::make_shared<RandomSharpness>(c); }
+LayerPtr make_random_sharpness(Json c) { return std::make_shared<RandomSharpness>(std::move(c)); }
 }  // namespace kerascpp::layers

@@ -51,5 +51,5 @@ class RandomShear : public ImageAugmentation {
 };
 
 }  // namespace
-LayerPtr make_random_shear(const Json& c) { return std::make_shared<RandomShear>(c); }
+LayerPtr make_random_shear(Json c) { return std::make_shared<RandomShear>(std::move(c)); }
 }  // namespace kerascpp::layers

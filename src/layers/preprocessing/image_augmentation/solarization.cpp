@@ -52,5 +52,5 @@ class Solarization : public ColorAugmentation {
 };
 
 }  // namespace
-LayerPtr make_solarization(const Json& c) { return std::make_shared<Solarization>(c); }
+LayerPtr make_solarization(Json c) { return std::make_shared<Solarization>(std::move(c)); }
 }  // namespace kerascpp::layers

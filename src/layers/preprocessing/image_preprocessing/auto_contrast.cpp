@@ -63,5 +63,5 @@ class AutoContrast : public Layer {
 };
 
 }  // namespace
-LayerPtr make_auto_contrast(const Json& c) { return std::make_shared<AutoContrast>(c); }
+LayerPtr make_auto_contrast(Json c) { return std::make_shared<AutoContrast>(std::move(c)); }
 }  // namespace kerascpp::layers

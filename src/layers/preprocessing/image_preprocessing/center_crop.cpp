@@ -13,13 +13,13 @@ namespace {
 
 class CenterCrop : public Layer {
  public:
-  explicit CenterCrop(const Json& config) : Layer(config) {
+  explicit CenterCrop(Json given) : Layer(std::move(given)) {
     const std::string who = layer_who(name(), "CenterCrop");
-    r_.height = require<int64_t>(config, "height");
-    r_.width = require<int64_t>(config, "width");
+    r_.height = require<int64_t>(config(), "height");
+    r_.width = require<int64_t>(config(), "width");
     KCPP_CHECK(r_.height > 0 && r_.width > 0, ValueError, "`height` and `width` of ", who,
                " must be positive integers. Received: height=", r_.height, ", width=", r_.width);
-    r_.channels_first = channels_first_from(config, who);
+    r_.channels_first = channels_first_from(config(), who);
     r_.aspect = AspectRatio::crop;
     r_.double_box = true;
   }
@@ -50,5 +50,5 @@ class CenterCrop : public Layer {
 };
 
 }  // namespace
-LayerPtr make_center_crop(const Json& c) { return std::make_shared<CenterCrop>(c); }
+LayerPtr make_center_crop(Json c) { return std::make_shared<CenterCrop>(std::move(c)); }
 }  // namespace kerascpp::layers

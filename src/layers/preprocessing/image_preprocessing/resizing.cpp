@@ -13,26 +13,26 @@ namespace {
 
 class Resizing : public Layer {
  public:
-  explicit Resizing(const Json& config) : Layer(config) {
+  explicit Resizing(Json given) : Layer(std::move(given)) {
     const std::string who = layer_who(name(), "Resizing");
-    r_.height = require<int64_t>(config, "height");
-    r_.width = require<int64_t>(config, "width");
+    r_.height = require<int64_t>(config(), "height");
+    r_.width = require<int64_t>(config(), "width");
     KCPP_CHECK(r_.height > 0 && r_.width > 0, ValueError, "`height` and `width` of ", who,
                " must be positive integers. Received: height=", r_.height, ", width=", r_.width);
-    r_.method = resize_method_from(config, "interpolation", "bilinear", who);
-    r_.channels_first = channels_first_from(config, who);
-    const bool crop = get<bool>(config, "crop_to_aspect_ratio", false);
-    const bool pad = get<bool>(config, "pad_to_aspect_ratio", false);
+    r_.method = resize_method_from(config(), "interpolation", "bilinear", who);
+    r_.channels_first = channels_first_from(config(), who);
+    const bool crop = get<bool>(config(), "crop_to_aspect_ratio", false);
+    const bool pad = get<bool>(config(), "pad_to_aspect_ratio", false);
     KCPP_CHECK(!(crop && pad), ValueError,
                "Only one of `pad_to_aspect_ratio` & `crop_to_aspect_ratio` can be `True` in ", who,
                ". Received: crop_to_aspect_ratio=True, pad_to_aspect_ratio=True");
     r_.aspect = crop ? AspectRatio::crop : pad ? AspectRatio::pad : AspectRatio::stretch;
-    const std::string fill_mode = get<std::string>(config, "fill_mode", "constant");
+    const std::string fill_mode = get<std::string>(config(), "fill_mode", "constant");
     KCPP_CHECK(fill_mode == "constant", ValueError, "Invalid value for argument `fill_mode` of ", who,
                ". Only `'constant'` is supported. Received: fill_mode=", fill_mode);
-    r_.fill_value = get<float>(config, "fill_value", 0.f);
+    r_.fill_value = get<float>(config(), "fill_value", 0.f);
     // antialias only changes a bilinear / bicubic downsampling; nearest ignores it in TF.
-    antialias_ = get<bool>(config, "antialias", false) && r_.method != ops::ResizeMethod::nearest;
+    antialias_ = get<bool>(config(), "antialias", false) && r_.method != ops::ResizeMethod::nearest;
     KCPP_CHECK(!(antialias_ && r_.method == ops::ResizeMethod::bicubic), NotImplementedError,
                "antialias=True with interpolation 'bicubic' is not implemented for ", who);
   }
@@ -63,5 +63,5 @@ class Resizing : public Layer {
 };
 
 }  // namespace
-LayerPtr make_resizing(const Json& c) { return std::make_shared<Resizing>(c); }
+LayerPtr make_resizing(Json c) { return std::make_shared<Resizing>(std::move(c)); }
 }  // namespace kerascpp::layers
