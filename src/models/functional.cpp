@@ -147,14 +147,15 @@ void Functional::complete_tensor_configs() {
 }
 
 void Functional::add_layer(Json& entry) {
-  // The layer's name, for an error below: add_layer_entry moves the config into the layer.
-  std::string which = "#" + std::to_string(layers_.size());
-  if (entry.is_object() && entry.contains("config") && entry["config"].is_object() &&
-      entry["config"].contains("name") && entry["config"]["name"].is_string())
-    which = "'" + entry["config"]["name"].get<std::string>() + "'";
+  // The layer's name, for an error below (add_layer_entry moves the config into the layer).
+  const Json* config = entry.is_object() && entry.contains("config") ? &entry["config"] : nullptr;
+  const bool named =
+      config && config->is_object() && config->contains("name") && (*config)["name"].is_string();
+  const std::string name_of_layer = named ? (*config)["name"].get<std::string>() : std::string();
   try {
     add_layer_entry(entry);
   } catch (const Json::exception& e) {  // a value of the wrong JSON type in the layer's config
+    const std::string which = named ? "'" + name_of_layer + "'" : "#" + std::to_string(layers_.size());
     KCPP_THROW(ValueError, "Invalid config of layer ", which, " in model '", name(), "': ", e.what());
   }
 }
@@ -187,11 +188,14 @@ void Functional::add_layer_entry(Json& entry) {
     auto made = existing_->find(config.value("name", std::string()));
     if (made != existing_->end()) layer = made->second;
   }
+  // A layer made before, or by the caller's custom_objects (which may keep a config of its own):
+  // the entry keeps the file's config. Any other layer keeps its config, moved in (a load copies no
+  // layer's config); the entry keeps none, and get_config asks the layer.
+  const bool callers = custom_ && !custom_->empty() && (cls == "Lambda" || custom_->count(cls));
+  if (!layer && callers) layer = make_layer_or_model(cls, config, custom_, load_budget_);
   if (layer) {
-    strip_reader_keys(config);  // a layer made before: the entry keeps its config
+    strip_reader_keys(config);
   } else {
-    // The layer keeps its config, moved in (a load copies no layer's config); the entry keeps none,
-    // and get_config asks the layer.
     layer = make_layer_or_model(cls, std::move(config), custom_, load_budget_);
     config = nullptr;
   }

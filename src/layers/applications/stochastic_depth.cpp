@@ -10,7 +10,8 @@ namespace {
 
 class StochasticDepth : public InferenceIdentity {
  public:
-  explicit StochasticDepth(const Json& c) : InferenceIdentity(c), rate_(get<float>(c, "drop_path_rate", 0.f)) {}
+  explicit StochasticDepth(Json given)
+      : InferenceIdentity(std::move(given)), rate_(get<float>(config(), "drop_path_rate", 0.f)) {}
   std::string class_name() const override { return "StochasticDepth"; }
 
  protected:

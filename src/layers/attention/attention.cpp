@@ -12,12 +12,12 @@ Tensor mul(const Tensor& a, const Tensor& b) { return ops::binary(ops::BinaryOp:
 Tensor add(const Tensor& a, const Tensor& b) { return ops::binary(ops::BinaryOp::add, a, b); }
 }  // namespace
 
-Attention::Attention(const Json& c, std::string cls)
-    : Layer(c),
-      use_scale_(get<bool>(c, "use_scale", cls == "AdditiveAttention")),
+Attention::Attention(Json given, std::string cls)
+    : Layer(std::move(given)),
+      use_scale_(get<bool>(config(), "use_scale", cls == "AdditiveAttention")),
       cls_(std::move(cls)),
-      dropout_(get<float>(c, "dropout", 0.f)) {
-  const std::string mode = get<std::string>(c, "score_mode", "dot");
+      dropout_(get<float>(config(), "dropout", 0.f)) {
+  const std::string mode = get<std::string>(config(), "score_mode", "dot");
   KCPP_CHECK(mode == "dot" || mode == "concat", ValueError, "Invalid value for argument score_mode of layer '", name(),
              "' (", cls_, "). Expected one of {'dot', 'concat'}. Received: score_mode=", mode);
   concat_ = mode == "concat" && cls_ == "Attention";

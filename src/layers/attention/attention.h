@@ -11,7 +11,7 @@ namespace kerascpp::layers {
 
 class Attention : public Layer {
  public:
-  Attention(const Json& config, std::string cls);
+  Attention(Json given, std::string cls);
   std::string class_name() const override { return cls_; }
   bool supports_masking() const override { return true; }
   Json call_options() const override { return {{"return_attention_scores", false}, {"use_causal_mask", false}}; }

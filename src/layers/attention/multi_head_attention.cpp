@@ -70,44 +70,49 @@ Json null_dims(int n) { return Json(std::vector<Json>(std::max(n, 0), Json(nullp
 
 class MultiHeadAttention : public Layer {
  public:
-  MultiHeadAttention(const Json& c, std::string cls)
-      : Layer(c), cls_(std::move(cls)), grouped_(cls_ == "GroupQueryAttention") {
+  MultiHeadAttention(Json given, std::string cls)
+      : Layer(std::move(given)), cls_(std::move(cls)), grouped_(cls_ == "GroupQueryAttention") {
     if (grouped_) {
-      heads_ = require<int64_t>(c, "num_query_heads");
-      kv_heads_ = require<int64_t>(c, "num_key_value_heads");
-      key_dim_ = value_dim_ = require<int64_t>(c, "head_dim");
+      heads_ = require<int64_t>(config(), "num_query_heads");
+      kv_heads_ = require<int64_t>(config(), "num_key_value_heads");
+      key_dim_ = value_dim_ = require<int64_t>(config(), "head_dim");
       KCPP_CHECK(heads_ > 0 && kv_heads_ > 0 && heads_ % kv_heads_ == 0, ValueError, "Layer '", name(),
                  "' (GroupQueryAttention): `num_query_heads` must be divisible by `num_key_value_heads`. Received: ",
                  heads_, " and ", kv_heads_);
     } else {
-      heads_ = kv_heads_ = require<int64_t>(c, "num_heads");
-      key_dim_ = require<int64_t>(c, "key_dim");
-      value_dim_ = c.value("value_dim", Json()).is_number_integer() ? c["value_dim"].get<int64_t>() : key_dim_;
+      heads_ = kv_heads_ = require<int64_t>(config(), "num_heads");
+      key_dim_ = require<int64_t>(config(), "key_dim");
+      value_dim_ = config().value("value_dim", Json()).is_number_integer()
+                       ? config()["value_dim"].get<int64_t>()
+                       : key_dim_;
     }
     KCPP_CHECK(heads_ > 0 && key_dim_ > 0 && value_dim_ > 0, ValueError, "Layer '", name(), "' (", cls_,
                "): the number of heads and their sizes must be positive integers");
-    dropout_ = get<float>(c, "dropout", 0.f);
-    use_bias_ = get<bool>(c, "use_bias", true);
-    use_gate_ = get<bool>(c, "use_gate", false);
-    if (c.contains("sliding_window") && !c["sliding_window"].is_null()) {
-      window_ = c["sliding_window"].get<int64_t>();
+    dropout_ = get<float>(config(), "dropout", 0.f);
+    use_bias_ = get<bool>(config(), "use_bias", true);
+    use_gate_ = get<bool>(config(), "use_gate", false);
+    if (config().contains("sliding_window") && !config()["sliding_window"].is_null()) {
+      window_ = config()["sliding_window"].get<int64_t>();
       KCPP_CHECK(window_ > 0, ValueError, "Layer '", name(), "' (", cls_, "): `sliding_window` must be `None` or a "
                  "positive integer. Received: sliding_window=", window_);
     }
-    if (c.contains("output_shape") && !c["output_shape"].is_null()) {
-      const Json& o = c["output_shape"];
+    if (config().contains("output_shape") && !config()["output_shape"].is_null()) {
+      const Json& o = config()["output_shape"];
       output_shape_ = o.is_number_integer() ? Shape{o.get<int64_t>()} : shape_from_json(o, "output_shape");
     }
-    if (c.contains("attention_axes") && !c["attention_axes"].is_null()) {
-      const Json& a = c["attention_axes"];
-      attention_axes_ = a.is_number_integer() ? std::vector<int>{a.get<int>()} : int_list(c, "attention_axes", {});
+    if (config().contains("attention_axes") && !config()["attention_axes"].is_null()) {
+      const Json& a = config()["attention_axes"];
+      attention_axes_ =
+          a.is_number_integer() ? std::vector<int>{a.get<int>()} : int_list(config(), "attention_axes", {});
     }
     // Flash attention is a kernel for dot_product_attention's path: the same values (the backends that
     // have it differ by round-off), with Keras's two constraints. None (Keras's global default) is off.
-    flash_ = c.value("flash_attention", Json()).is_boolean() && c["flash_attention"].get<bool>();
+    flash_ =
+        config().value("flash_attention", Json()).is_boolean() && config()["flash_attention"].get<bool>();
     KCPP_CHECK(!flash_ || dropout_ == 0.f, ValueError, "Layer '", name(), "' (", cls_, "): Dropout is not supported "
                "when flash attention is enabled. Please set dropout to 0.0 to use flash attention.");
-    activity_ = regularizer_from_config(c.value("activity_regularizer", Json()), "Layer '" + name() + "' (" + cls_ + ")");
+    activity_ = regularizer_from_config(config().value("activity_regularizer", Json()),
+                                        "Layer '" + name() + "' (" + cls_ + ")");
   }
   std::string class_name() const override { return cls_; }
   bool supports_masking() const override { return true; }

@@ -10,8 +10,10 @@ namespace {
 
 class RMSNormalization : public Layer {
  public:
-  explicit RMSNormalization(const Json& c)
-      : Layer(c), axes_(int_list(c, "axis", {-1})), epsilon_(get<float>(c, "epsilon", 1e-6f)) {}
+  explicit RMSNormalization(Json given)
+      : Layer(std::move(given)),
+        axes_(int_list(config(), "axis", {-1})),
+        epsilon_(get<float>(config(), "epsilon", 1e-6f)) {}
   std::string class_name() const override { return "RMSNormalization"; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {
     expect_inputs(in, 1);

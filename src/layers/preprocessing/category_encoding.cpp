@@ -49,13 +49,15 @@ namespace {
 
 class CategoryEncoding : public Layer {
  public:
-  explicit CategoryEncoding(const Json& c)
-      : Layer(c), num_tokens_(require<int64_t>(c, "num_tokens")),
-        mode_(category_output(get<std::string>(c, "output_mode", "multi_hot"), "Layer '" + name() + "' (CategoryEncoding)")) {
+  explicit CategoryEncoding(Json given)
+      : Layer(std::move(given)),
+        num_tokens_(require<int64_t>(config(), "num_tokens")),
+        mode_(category_output(get<std::string>(config(), "output_mode", "multi_hot"),
+                              "Layer '" + name() + "' (CategoryEncoding)")) {
     KCPP_CHECK(num_tokens_ > 0, ValueError, "Layer '", name(), "' (CategoryEncoding): `num_tokens` must be positive. "
                "Received: num_tokens=", num_tokens_);
     KCPP_CHECK(mode_ != CategoryOutput::int_, ValueError, "Layer '", name(), "' (CategoryEncoding): unknown `output_mode` 'int'");
-    KCPP_CHECK(!get<bool>(c, "sparse", false), NotImplementedError, "Layer '", name(),
+    KCPP_CHECK(!get<bool>(config(), "sparse", false), NotImplementedError, "Layer '", name(),
                "' (CategoryEncoding) with sparse=True is not supported (kerascpp's tensors are dense)");
   }
   std::string class_name() const override { return "CategoryEncoding"; }

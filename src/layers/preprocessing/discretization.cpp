@@ -12,14 +12,18 @@ namespace {
 
 class Discretization : public Layer {
  public:
-  explicit Discretization(const Json& c)
-      : Layer(c), mode_(category_output(get<std::string>(c, "output_mode", "int"), "Layer '" + name() + "' (Discretization)")) {
-    KCPP_CHECK(c.contains("bin_boundaries") && c["bin_boundaries"].is_array(), NotImplementedError, "Layer '", name(),
+  explicit Discretization(Json given)
+      : Layer(std::move(given)),
+        mode_(category_output(get<std::string>(config(), "output_mode", "int"),
+                              "Layer '" + name() + "' (Discretization)")) {
+    KCPP_CHECK(config().contains("bin_boundaries") && config()["bin_boundaries"].is_array(),
+               NotImplementedError, "Layer '", name(),
                "' (Discretization) has no `bin_boundaries` in its config (a layer never adapted)");
-    boundaries_ = get<std::vector<float>>(c, "bin_boundaries", {});
-    KCPP_CHECK(std::is_sorted(boundaries_.begin(), boundaries_.end()), ValueError, "Layer '", name(),
-               "' (Discretization): `bin_boundaries` must be sorted. Received: ", c["bin_boundaries"].dump());
-    KCPP_CHECK(!get<bool>(c, "sparse", false), NotImplementedError, "Layer '", name(),
+    boundaries_ = get<std::vector<float>>(config(), "bin_boundaries", {});
+    KCPP_CHECK(
+        std::is_sorted(boundaries_.begin(), boundaries_.end()), ValueError, "Layer '", name(),
+        "' (Discretization): `bin_boundaries` must be sorted. Received: ", config()["bin_boundaries"].dump());
+    KCPP_CHECK(!get<bool>(config(), "sparse", false), NotImplementedError, "Layer '", name(),
                "' (Discretization) with sparse=True is not supported (kerascpp's tensors are dense)");
   }
   std::string class_name() const override { return "Discretization"; }

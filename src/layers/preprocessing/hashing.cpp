@@ -15,17 +15,18 @@ namespace {
 
 class Hashing : public Layer {
  public:
-  explicit Hashing(const Json& c)
-      : Layer(c), num_bins_(require<int64_t>(c, "num_bins")),
-        mode_(category_output(get<std::string>(c, "output_mode", "int"), who())),
-        hash_(IntegerHash::from_salt(c.value("salt", Json()), who())) {
+  explicit Hashing(Json given)
+      : Layer(std::move(given)),
+        num_bins_(require<int64_t>(config(), "num_bins")),
+        mode_(category_output(get<std::string>(config(), "output_mode", "int"), who())),
+        hash_(IntegerHash::from_salt(config().value("salt", Json()), who())) {
     KCPP_CHECK(num_bins_ > 0, ValueError, who(), ": The `num_bins` for `Hashing` cannot be `None` or non-positive values. "
                "Received: num_bins=", num_bins_);
     KCPP_CHECK(num_bins_ <= kExactFloatIntegers, NotImplementedError, who(), " has num_bins=", num_bins_,
                ": kerascpp's bins are float32, exact up to 2^24");
-    KCPP_CHECK(!get<bool>(c, "sparse", false), NotImplementedError, who(),
+    KCPP_CHECK(!get<bool>(config(), "sparse", false), NotImplementedError, who(),
                " with sparse=True is not supported (kerascpp's tensors are dense)");
-    const Json mask = c.value("mask_value", Json());
+    const Json mask = config().value("mask_value", Json());
     if (!mask.is_null()) {
       KCPP_CHECK(mask.is_number(), NotImplementedError, who(), " has mask_value=", mask.dump(),
                  ": kerascpp hashes numbers only (string values need a string tensor type)");

@@ -21,16 +21,19 @@ namespace {
 
 class IntegerLookup : public Layer {
  public:
-  explicit IntegerLookup(const Json& c)
-      : Layer(c), invert_(get<bool>(c, "invert", false)), num_oov_(get<int64_t>(c, "num_oov_indices", 1)),
-        oov_token_(get<int64_t>(c, "oov_token", -1)), pad_(get<bool>(c, "pad_to_max_tokens", false)) {
-    const std::string mode = get<std::string>(c, "output_mode", "int");
+  explicit IntegerLookup(Json given)
+      : Layer(std::move(given)),
+        invert_(get<bool>(config(), "invert", false)),
+        num_oov_(get<int64_t>(config(), "num_oov_indices", 1)),
+        oov_token_(get<int64_t>(config(), "oov_token", -1)),
+        pad_(get<bool>(config(), "pad_to_max_tokens", false)) {
+    const std::string mode = get<std::string>(config(), "output_mode", "int");
     KCPP_CHECK(mode != "tf_idf", NotImplementedError, who(), " has output_mode='tf_idf', which kerascpp does not "
                "support: Keras keeps its idf weights as a variable named idf_weights, outside the weights' order");
     mode_ = category_output(mode, who());
-    const Json max_tokens = c.value("max_tokens", Json()), mask = c.value("mask_token", Json());
-    if (!max_tokens.is_null()) max_tokens_ = get<int64_t>(c, "max_tokens", 0);
-    if (!mask.is_null()) mask_token_ = get<int64_t>(c, "mask_token", 0);
+    const Json max_tokens = config().value("max_tokens", Json()), mask = config().value("mask_token", Json());
+    if (!max_tokens.is_null()) max_tokens_ = get<int64_t>(config(), "max_tokens", 0);
+    if (!mask.is_null()) mask_token_ = get<int64_t>(config(), "mask_token", 0);
     KCPP_CHECK(!max_tokens_ || *max_tokens_ > 1, ValueError, who(), ": If set, `max_tokens` must be greater than 1. "
                "Received: max_tokens=", max_tokens.dump());
     KCPP_CHECK(num_oov_ >= 0, ValueError, who(), ": `num_oov_indices` must be greater than or equal to 0. Received: ",
@@ -38,22 +41,24 @@ class IntegerLookup : public Layer {
     KCPP_CHECK(!invert_ || mode_ == CategoryOutput::int_, ValueError, who(),
                ": `output_mode` must be `'int'` when `invert` is true. Received: output_mode=", mode);
     KCPP_CHECK(!pad_ || max_tokens_, ValueError, who(), ": pad_to_max_tokens=True needs `max_tokens`");
-    KCPP_CHECK(get<std::string>(c, "vocabulary_dtype", "int64") == "int64", ValueError, who(),
-               ": Only `vocabulary_dtype='int64'` is supported. Received: ", c["vocabulary_dtype"].dump());
-    KCPP_CHECK(!get<bool>(c, "sparse", false), NotImplementedError, who(),
+    KCPP_CHECK(
+        get<std::string>(config(), "vocabulary_dtype", "int64") == "int64", ValueError, who(),
+        ": Only `vocabulary_dtype='int64'` is supported. Received: ", config()["vocabulary_dtype"].dump());
+    KCPP_CHECK(!get<bool>(config(), "sparse", false), NotImplementedError, who(),
                " with sparse=True is not supported (kerascpp's tensors are dense)");
-    const std::string method = get<std::string>(c, "oov_method", "floormod");
+    const std::string method = get<std::string>(config(), "oov_method", "floormod");
     KCPP_CHECK(method == "floormod" || method == "farmhash", ValueError, who(),
                ": Invalid value for argument `oov_method`: expected 'floormod' or 'farmhash'. Received: ", method);
     farmhash_ = method == "farmhash";
-    hash_ = IntegerHash::from_salt(c.value("salt", Json()), who());
+    hash_ = IntegerHash::from_salt(config().value("salt", Json()), who());
     KCPP_CHECK(!hash_.strong || farmhash_, ValueError, who(), ": `salt` can only be used when `oov_method='farmhash'`");
-    if (c.contains("vocabulary_size") && c["vocabulary_size"].is_number_integer())
-      vocabulary_size_ = c["vocabulary_size"].get<int64_t>();
-    const Json vocabulary = c.value("vocabulary", Json());
+    if (config().contains("vocabulary_size") && config()["vocabulary_size"].is_number_integer())
+      vocabulary_size_ = config()["vocabulary_size"].get<int64_t>();
+    const Json vocabulary = config().value("vocabulary", Json());
     KCPP_CHECK(!vocabulary.is_string(), NotImplementedError, who(), " names a vocabulary file (",
                vocabulary.dump(), "): kerascpp never reads files a model names; give the vocabulary as a list");
-    if (!vocabulary.is_null()) set_vocabulary(get<std::vector<int64_t>>(c, "vocabulary", {}), "its config");
+    if (!vocabulary.is_null())
+      set_vocabulary(get<std::vector<int64_t>>(config(), "vocabulary", {}), "its config");
     for (int64_t t : {oov_token_, mask_token_.value_or(0)})
       KCPP_CHECK(!invert_ || std::llabs(t) <= kExactFloatIntegers, NotImplementedError, who(), " inverts to token ",
                  t, ": kerascpp's tensors are float32, exact for integers up to 2^24");

@@ -10,8 +10,10 @@ namespace {
 
 class ActivityRegularization : public InferenceIdentity {
  public:
-  explicit ActivityRegularization(const Json& c)
-      : InferenceIdentity(c), l1_(get<float>(c, "l1", 0.f)), l2_(get<float>(c, "l2", 0.f)) {}
+  explicit ActivityRegularization(Json given)
+      : InferenceIdentity(std::move(given)),
+        l1_(get<float>(config(), "l1", 0.f)),
+        l2_(get<float>(config(), "l2", 0.f)) {}
   std::string class_name() const override { return "ActivityRegularization"; }
   bool supports_masking() const override { return true; }  // as Keras 3's
   // As every Keras activity regulariser, in training and evaluation alike (whenever the step

@@ -12,8 +12,9 @@ namespace {
 
 class AlphaDropout : public InferenceIdentity {
  public:
-  explicit AlphaDropout(const Json& c) : InferenceIdentity(c), rate_(get<float>(c, "rate", 0.f)) {
-    KCPP_CHECK(c.value("noise_shape", Json()).is_null(), NotImplementedError, "Layer '", name(),
+  explicit AlphaDropout(Json given)
+      : InferenceIdentity(std::move(given)), rate_(get<float>(config(), "rate", 0.f)) {
+    KCPP_CHECK(config().value("noise_shape", Json()).is_null(), NotImplementedError, "Layer '", name(),
                "' (AlphaDropout): noise_shape is not supported in training");
   }
   std::string class_name() const override { return "AlphaDropout"; }

@@ -9,10 +9,12 @@ namespace {
 
 class Dropout : public InferenceIdentity {
  public:
-  explicit Dropout(const Json& c) : InferenceIdentity(c), rate_(get<float>(c, "rate", 0.f)) {
+  explicit Dropout(Json given)
+      : InferenceIdentity(std::move(given)), rate_(get<float>(config(), "rate", 0.f)) {
     KCPP_CHECK(rate_ >= 0.f && rate_ <= 1.f, ValueError, "Invalid value received for argument `rate` of layer '", name(),
                "' (Dropout). Expected a float value between 0 and 1. Received: rate=", rate_);
-    if (c.contains("noise_shape") && !c["noise_shape"].is_null()) noise_ = shape_from_json(c["noise_shape"], "noise_shape");
+    if (config().contains("noise_shape") && !config()["noise_shape"].is_null())
+      noise_ = shape_from_json(config()["noise_shape"], "noise_shape");
   }
   std::string class_name() const override { return "Dropout"; }
   bool supports_masking() const override { return true; }  // as Keras 3's

@@ -10,7 +10,8 @@ namespace {
 
 class GaussianDropout : public InferenceIdentity {
  public:
-  explicit GaussianDropout(const Json& c) : InferenceIdentity(c), rate_(get<float>(c, "rate", 0.f)) {}
+  explicit GaussianDropout(Json given)
+      : InferenceIdentity(std::move(given)), rate_(get<float>(config(), "rate", 0.f)) {}
   std::string class_name() const override { return "GaussianDropout"; }
   bool supports_masking() const override { return true; }  // as Keras 3's
 

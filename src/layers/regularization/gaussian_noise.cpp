@@ -7,7 +7,8 @@ namespace {
 
 class GaussianNoise : public InferenceIdentity {
  public:
-  explicit GaussianNoise(const Json& c) : InferenceIdentity(c), stddev_(get<float>(c, "stddev", 0.f)) {}
+  explicit GaussianNoise(Json given)
+      : InferenceIdentity(std::move(given)), stddev_(get<float>(config(), "stddev", 0.f)) {}
   std::string class_name() const override { return "GaussianNoise"; }
   bool supports_masking() const override { return true; }  // as Keras 3's
 

@@ -10,8 +10,12 @@ namespace {
 template <int N>
 class SpatialDropout : public InferenceIdentity {
  public:
-  explicit SpatialDropout(const Json& c)
-      : InferenceIdentity(c), rate_(get<float>(c, "rate", 0.f)), channels_first_(N > 1 && channels_first_from(c, layer_who(c.value("name", std::string()), "SpatialDropout" + std::to_string(N) + "D"))) {}
+  explicit SpatialDropout(Json given)
+      : InferenceIdentity(std::move(given)),
+        rate_(get<float>(config(), "rate", 0.f)),
+        channels_first_(
+            N > 1 && channels_first_from(config(), layer_who(config().value("name", std::string()),
+                                                             "SpatialDropout" + std::to_string(N) + "D"))) {}
   std::string class_name() const override { return "SpatialDropout" + std::to_string(N) + "D"; }
   bool supports_masking() const override { return true; }  // as Keras 3's
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& in) const override {

@@ -33,18 +33,27 @@ Json file_config(const std::string& dir, const std::string& file) {
   return Json::parse(std::string(m.data, m.size));
 }
 
+// As the model leaves them out of a layer's config: in objects, at any depth (not inside lists).
 void strip_reader_keys(Json& j) {
-  if (j.is_object()) {
-    for (auto it = j.begin(); it != j.end();) {
-      if (it.key().starts_with("kerascpp_")) {
-        it = j.erase(it);
-      } else {
-        strip_reader_keys(*it);
-        ++it;
-      }
+  if (!j.is_object()) return;
+  for (auto it = j.begin(); it != j.end();) {
+    if (it.key().starts_with("kerascpp_")) {
+      it = j.erase(it);
+    } else {
+      strip_reader_keys(*it);
+      ++it;
     }
-  } else if (j.is_array()) {
-    for (Json& e : j) strip_reader_keys(e);
+  }
+}
+
+// Layers in a model's own config and in its nested models': each name with its entry's config.
+void entries(const Json& model_config, std::vector<std::pair<std::string, Json>>* out) {
+  for (const Json& e : model_config["layers"]) {
+    const Json& c = e["config"];
+    if (e["class_name"] == "Functional" || e["class_name"] == "Sequential")
+      entries(c, out);
+    else
+      out->emplace_back(c["name"].get<std::string>(), c);
   }
 }
 
@@ -60,27 +69,59 @@ TEST(ModelConfig, EachLayersConfigIsTheFilesInTheCanonicalDialect) {
                                          std::tuple{"cudnn_rnn/tf_keras", "model.h5", 2},
                                          std::tuple{"nested_model/tf_keras", "model.h5", 2}}) {
     SCOPED_TRACE(dir);
-    Json expected = io::canonical_model_config(file_config(testing::fixture(dir), file), major);
-    strip_reader_keys(expected);
+    const Json expected = io::canonical_model_config(file_config(testing::fixture(dir), file), major);
     LoadOptions o;
     o.compile = false;
     const Model m = load_model(testing::fixture(dir) + "/" + file, o);
     const Json got = m.get_config();
-    const Json& layers = got["config"]["layers"];
-    ASSERT_EQ(layers.size(), expected["config"]["layers"].size());
-    for (size_t i = 0; i < layers.size(); ++i) {
-      SCOPED_TRACE(layers[i]["config"].value("name", std::string("?")));
-      EXPECT_EQ(layers[i]["class_name"], expected["config"]["layers"][i]["class_name"]);
-      if (layers[i]["class_name"] == "Functional" || layers[i]["class_name"] == "Sequential") continue;
-      EXPECT_FALSE(layers[i]["config"].is_null());
-      EXPECT_EQ(layers[i]["config"], expected["config"]["layers"][i]["config"]);
+    // Every layer of the file, nested models' included, against the file's.
+    std::vector<std::pair<std::string, Json>> have, want;
+    entries(got["config"], &have);
+    entries(expected["config"], &want);
+    for (auto& [name, c] : want) strip_reader_keys(c);
+    ASSERT_EQ(have.size(), want.size());
+    for (size_t i = 0; i < have.size(); ++i) {
+      SCOPED_TRACE(have[i].first);
+      EXPECT_EQ(have[i].first, want[i].first);
+      EXPECT_EQ(have[i].second, want[i].second);
     }
-    // Keras 3's configs hold every tensor's shape already: the whole config is the file's.
+    // Keras 3's configs hold every tensor's shape already (and no reader's keys): the whole config is
+    // the file's.
     if (major == 3) EXPECT_EQ(got["config"], expected["config"]);
-    // A layer set to frozen says so in the model's config (Layer::set_trainable).
+    // The model keeps no second copy of its layers' configs: each was moved into its layer.
+    for (const Json& e : m.graph().config()["layers"]) EXPECT_TRUE(e["config"].is_null()) << e.dump();
+    // A layer frozen since the load says so in the model's config.
     m.graph().sublayers().back()->set_trainable(false);
     EXPECT_EQ(m.get_config()["config"]["layers"].back()["config"]["trainable"], false);
   }
+}
+
+// A layer the caller's custom_objects made may keep a config of its own: the model's config keeps
+// the file's for it, as Keras writes a custom layer's config from the file it was read from.
+TEST(ModelConfig, ALayerFromCustomObjectsKeepsTheFilesConfigInTheModel) {
+  const std::string dir = testing::fixture("nested_model/keras3");
+  LoadOptions o;
+  o.compile = false;
+  o.custom_objects["Dense"] = [](const Json& c) {
+    Json own = c;
+    own["bias_initializer"] = "ones";  // a config of the factory's own, not the file's
+    return make_layer("Dense", own);
+  };
+  const Model m = load_model(dir + "/model.keras", o);
+  std::vector<std::pair<std::string, Json>> have, want;
+  entries(m.get_config()["config"], &have);
+  entries(io::canonical_model_config(file_config(dir, "model.keras"), 3)["config"], &want);
+  ASSERT_EQ(have.size(), want.size());
+  int dense = 0;
+  for (size_t i = 0; i < have.size(); ++i) {
+    EXPECT_EQ(have[i].second, want[i].second) << have[i].first;
+    dense += have[i].second.contains("units");
+  }
+  EXPECT_EQ(dense, 6);
+  int kept = 0;
+  for (const Json& e : m.graph().config()["layers"])
+    kept += e["class_name"] == "Dense" && !e["config"].is_null();
+  EXPECT_GT(kept, 0);
 }
 
 TEST(ModelConfig, AValueOfTheWrongTypeInALayersConfigNamesTheLayer) {

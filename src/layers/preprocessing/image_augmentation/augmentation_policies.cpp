@@ -22,8 +22,10 @@ namespace {
 
 class AugmentationPolicy : public ImageAugmentation {
  public:
-  AugmentationPolicy(const Json& c, const char* cls, float default_factor) : ImageAugmentation(c, cls) {
-    const auto [lo, hi] = aug::unit_factor(c, "factor", default_factor, "Layer '" + name() + "' (" + cls + ")");
+  AugmentationPolicy(Json given, const char* cls, float default_factor)
+      : ImageAugmentation(std::move(given), cls) {
+    const auto [lo, hi] =
+        aug::unit_factor(config(), "factor", default_factor, "Layer '" + name() + "' (" + cls + ")");
     factor_ = Json::array({static_cast<double>(lo), static_cast<double>(hi)});
     range_ = value_range();
   }
@@ -73,8 +75,9 @@ class AugmentationPolicy : public ImageAugmentation {
 
 class RandAugment : public AugmentationPolicy {
  public:
-  explicit RandAugment(const Json& c)
-      : AugmentationPolicy(c, "RandAugment", 0.5f), num_ops_(get<int64_t>(c, "num_ops", 2)) {
+  explicit RandAugment(Json given)
+      : AugmentationPolicy(std::move(given), "RandAugment", 0.5f),
+        num_ops_(get<int64_t>(config(), "num_ops", 2)) {
     KCPP_CHECK(num_ops_ >= 0, ValueError, "Layer '", name(), "' (RandAugment): `num_ops` must be >= 0. Received: ",
                num_ops_);
     make_layers(true);

@@ -63,8 +63,9 @@ void equalize_channel(const Channel& ch, double lo, double hi, int64_t bins) {
 
 class Equalization : public ImageAugmentation {
  public:
-  explicit Equalization(const Json& c) : ImageAugmentation(c, "Equalization"), bins_(get<int64_t>(c, "bins", 256)) {
-    const Json r = c.value("value_range", Json::array({0, 255}));
+  explicit Equalization(Json given)
+      : ImageAugmentation(std::move(given), "Equalization"), bins_(get<int64_t>(config(), "bins", 256)) {
+    const Json r = config().value("value_range", Json::array({0, 255}));
     KCPP_CHECK(r.is_array() && r.size() == 2 && r[0].is_number() && r[1].is_number(), ValueError, "Layer '", name(),
                "' (Equalization): The `value_range` argument should be a list of two numbers. Received: value_range=",
                r.dump());

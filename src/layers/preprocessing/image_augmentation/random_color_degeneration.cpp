@@ -11,7 +11,8 @@ namespace {
 
 class RandomColorDegeneration : public ColorAugmentation {
  public:
-  explicit RandomColorDegeneration(const Json& c) : ColorAugmentation(c, "RandomColorDegeneration") {
+  explicit RandomColorDegeneration(Json given)
+      : ColorAugmentation(std::move(given), "RandomColorDegeneration") {
     factor_ = bounded_factor("factor", -1.f, 1.f);
     range_ = value_range();
   }

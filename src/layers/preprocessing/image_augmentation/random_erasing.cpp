@@ -16,11 +16,14 @@ namespace {
 
 class RandomErasing : public ImageAugmentation {
  public:
-  explicit RandomErasing(const Json& c)
-      : ImageAugmentation(c, "RandomErasing"), factor_(aug::unit_factor(c, "factor", 1.f, who())),
-        scale_(c.contains("scale") && !c["scale"].is_null() ? aug::unit_factor(c, "scale", 0.f, who())
-                                                             : std::pair(0.02f, 0.33f)),
-        range_(value_range()), fill_(c.value("fill_value", Json())) {}
+  explicit RandomErasing(Json given)
+      : ImageAugmentation(std::move(given), "RandomErasing"),
+        factor_(aug::unit_factor(config(), "factor", 1.f, who())),
+        scale_(config().contains("scale") && !config()["scale"].is_null()
+                   ? aug::unit_factor(config(), "scale", 0.f, who())
+                   : std::pair(0.02f, 0.33f)),
+        range_(value_range()),
+        fill_(config().value("fill_value", Json())) {}
 
  protected:
   std::string who() const { return "Layer '" + name() + "' (RandomErasing)"; }

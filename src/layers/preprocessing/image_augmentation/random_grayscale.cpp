@@ -10,8 +10,8 @@ namespace {
 
 class RandomGrayscale : public ColorAugmentation {
  public:
-  explicit RandomGrayscale(const Json& c) : ColorAugmentation(c, "RandomGrayscale") {
-    const Json f = c.value("factor", Json(0.5));
+  explicit RandomGrayscale(Json given) : ColorAugmentation(std::move(given), "RandomGrayscale") {
+    const Json f = config().value("factor", Json(0.5));
     KCPP_CHECK(f.is_number() && f.get<float>() >= 0.f && f.get<float>() <= 1.f, ValueError, "Layer '", name(),
                "' (RandomGrayscale): `factor` must be a number between 0 and 1. Received: factor=", f.dump());
     factor_ = f.get<float>();

@@ -10,7 +10,7 @@ namespace {
 
 class RandomInvert : public ColorAugmentation {
  public:
-  explicit RandomInvert(const Json& c) : ColorAugmentation(c, "RandomInvert") {
+  explicit RandomInvert(Json given) : ColorAugmentation(std::move(given), "RandomInvert") {
     factor_ = bounded_factor("factor", 0.f, 1.f, Json(1.0));
     top_ = given_value_range().second;
   }

@@ -43,20 +43,20 @@ bool homography(const float start[4][2], const float end[4][2], float t[8]) {
 
 class RandomPerspective : public ImageAugmentation {
  public:
-  explicit RandomPerspective(const Json& c)
-      : ImageAugmentation(c, "RandomPerspective"),
-        factor_(aug::unit_factor(c, "factor", 1.f, "Layer '" + name() + "' (RandomPerspective)")) {
-    const Json s = c.value("scale", Json(1.0));
+  explicit RandomPerspective(Json given)
+      : ImageAugmentation(std::move(given), "RandomPerspective"),
+        factor_(aug::unit_factor(config(), "factor", 1.f, "Layer '" + name() + "' (RandomPerspective)")) {
+    const Json s = config().value("scale", Json(1.0));
     KCPP_CHECK(s.is_number() && s.get<float>() >= 0.f && s.get<float>() <= 1.f, ValueError, "Layer '", name(),
                "' (RandomPerspective): The `scale` argument should be a number in the range [0,1]. Received: scale=",
                s.dump());
     scale_ = s.get<float>();
-    const std::string interp = get<std::string>(c, "interpolation", "bilinear");
+    const std::string interp = get<std::string>(config(), "interpolation", "bilinear");
     KCPP_CHECK(interp == "bilinear" || interp == "nearest", NotImplementedError, "Layer '", name(),
                "' (RandomPerspective): Unknown `interpolation` ", interp, ". Expected of one (nearest, bilinear).");
     sampling_.fill = AffineSampling::Fill::constant;
     sampling_.nearest = interp == "nearest";
-    sampling_.fill_value = get<float>(c, "fill_value", 0.f);
+    sampling_.fill_value = get<float>(config(), "fill_value", 0.f);
   }
 
  protected:

@@ -15,11 +15,12 @@ namespace {
 
 class RandomPosterization : public ColorAugmentation {
  public:
-  explicit RandomPosterization(const Json& c) : ColorAugmentation(c, "RandomPosterization") {
+  explicit RandomPosterization(Json given) : ColorAugmentation(std::move(given), "RandomPosterization") {
     const color::Range f = bounded_factor("factor", 1.f, 8.f);
-    KCPP_CHECK(f.first == std::floor(f.first) && f.second == std::floor(f.second), ValueError, "Layer '", name(),
+    KCPP_CHECK(f.first == std::floor(f.first) && f.second == std::floor(f.second), ValueError, "Layer '",
+               name(),
                "' (RandomPosterization): `factor` must hold integers (bits to keep). Received: factor=",
-               c.value("factor", Json()).dump());
+               config().value("factor", Json()).dump());
     lower_ = static_cast<int>(f.first), upper_ = static_cast<int>(f.second);
     range_ = value_range();
   }

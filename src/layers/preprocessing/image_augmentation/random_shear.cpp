@@ -16,9 +16,11 @@ namespace {
 
 class RandomShear : public ImageAugmentation {
  public:
-  explicit RandomShear(const Json& c)
-      : ImageAugmentation(c, "RandomShear"), x_(shear_factor(c, "x_factor")), y_(shear_factor(c, "y_factor")),
-        sampling_(AffineSampling::from_config(c, "Layer '" + name() + "' (RandomShear)")) {}
+  explicit RandomShear(Json given)
+      : ImageAugmentation(std::move(given), "RandomShear"),
+        x_(shear_factor(config(), "x_factor")),
+        y_(shear_factor(config(), "y_factor")),
+        sampling_(AffineSampling::from_config(config(), "Layer '" + name() + "' (RandomShear)")) {}
 
  protected:
   Tensor augment(Tensor x, std::mt19937_64& rng) const override {

@@ -12,7 +12,7 @@ namespace {
 
 class Solarization : public ColorAugmentation {
  public:
-  explicit Solarization(const Json& c) : ColorAugmentation(c, "Solarization") {
+  explicit Solarization(Json given) : ColorAugmentation(std::move(given), "Solarization") {
     addition_ = read("addition_factor");
     threshold_ = read("threshold_factor");
     range_ = value_range();

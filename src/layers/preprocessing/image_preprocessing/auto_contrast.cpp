@@ -14,8 +14,8 @@ namespace {
 
 class AutoContrast : public Layer {
  public:
-  explicit AutoContrast(const Json& c) : Layer(c) {
-    const Json r = c.value("value_range", Json::array({0, 255}));
+  explicit AutoContrast(Json given) : Layer(std::move(given)) {
+    const Json r = config().value("value_range", Json::array({0, 255}));
     KCPP_CHECK(r.is_array() && r.size() == 2 && r[0].is_number() && r[1].is_number(), ValueError, "Layer '", name(),
                "' (AutoContrast): The `value_range` argument should be a list of two numbers. Received: value_range=",
                r.dump());
