@@ -280,28 +280,37 @@ Json canonical_entry(Json entry, int major) {
     op_class = "keras.src.ops.numpy." + cls;
   const bool unmarked_op = !op_class.empty();
   if (unmarked_op) cls = op_class;
-  Json out = {{"class_name", cls}};
+  // The entry becomes its canonical form in place: {"class_name", "config", "name", "inbound_nodes"}.
+  Json& config = entry["config"];
   if (models::is_model_class(cls)) {
-    out["config"] = canonical_model(cls, std::move(entry["config"]), major);
+    config = canonical_model(cls, std::move(config), major);
   } else {
-    Json c = std::move(entry["config"]);
-    KCPP_CHECK(c.is_object(), ValueError, "Invalid config of a ", cls, " layer: ", c.dump().substr(0, 200));
-    canonical_layer_config(cls, c, major);
+    KCPP_CHECK(config.is_object(), ValueError, "Invalid config of a ", cls,
+               " layer: ", config.dump().substr(0, 200));
+    canonical_layer_config(cls, config, major);
     // Where tf_keras computes otherwise than Keras 3 (a fully masked softmax row: uniform, not zeros;
     // merged masks: and, not or), the layer reads this flag; the graph keeps it out of the config.
-    if (major == 2 && keras2_semantics_differ(cls)) c["kerascpp_keras2"] = true;
-    out["config"] = std::move(c);
+    if (major == 2 && keras2_semantics_differ(cls)) config["kerascpp_keras2"] = true;
   }
-  const std::string name = entry.contains("name") ? entry["name"].get<std::string>()
-                                                  : out["config"].value("name", std::string());
+  const auto named = entry.find("name");
+  const std::string name =
+      named != entry.end() ? named->get<std::string>() : config.value("name", std::string());
   if (!name.empty()) {
-    out["name"] = name;
-    out["config"]["name"] = name;
+    if (named == entry.end()) entry["name"] = name;
+    config["name"] = name;
   }
-  if (entry.contains("inbound_nodes")) out["inbound_nodes"] = canonical_inbound(std::move(entry["inbound_nodes"]), name, cls);
+  if (entry.contains("inbound_nodes"))
+    entry["inbound_nodes"] = canonical_inbound(std::move(entry["inbound_nodes"]), name, cls);
   if (is_op || unmarked_op || cls == "TFOpLambda" || cls == "SlicingOpLambda")
-    out["config"]["call"] = op_call(out.value("inbound_nodes", Json::array()), name);
-  return out;
+    config["call"] = op_call(entry.value("inbound_nodes", Json::array()), name);
+  entry["class_name"] = std::move(cls);
+  for (auto it = entry.begin(); it != entry.end();) {  // module, registered_name, build_config, ...
+    const std::string& key = it.key();
+    const bool kept =
+        key == "class_name" || key == "config" || key == "inbound_nodes" || (key == "name" && !name.empty());
+    it = kept ? std::next(it) : entry.erase(it);
+  }
+  return entry;
 }
 
 }  // namespace

@@ -15,6 +15,9 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "io/python_json.h"
 #include "kerascpp/error.h"
@@ -177,9 +180,20 @@ class Reader {
   }
 
   // The first byte from p on that ends a run of plain ASCII: '"', '\\', a control character or a
-  // byte >= 0x80 (or end). Eight bytes at a time (a string's bytes cost ~10 instructions each
-  // one by one; keys and class names are most of a config).
+  // byte >= 0x80 (or end). Sixteen bytes at a time with SSE2 (every x86-64 has it), else eight (a
+  // string's bytes cost ~10 instructions each one by one; keys and class names are most of a config).
   static const char* plain_run(const char* p, const char* end) {
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+    while (end - p >= 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      // A signed byte below 0x20 is a control character or a byte >= 0x80.
+      const __m128i special = _mm_or_si128(
+          _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)), _mm_cmplt_epi8(v, space));
+      if (const int mask = _mm_movemask_epi8(special)) return p + __builtin_ctz(static_cast<unsigned>(mask));
+      p += 16;
+    }
+#endif
     constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
     auto has_zero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
     while (end - p >= 8) {

@@ -99,6 +99,21 @@ TEST(PythonJson, ReadsWhatJsonParseReads) {
     expect_as_json_parse(text);
 }
 
+// A string's plain bytes are scanned 16 (SSE2) or 8 at a time: each byte that ends a plain run (a
+// quote, a backslash, a control character, a byte >= 0x80) and the plain bytes next to those ranges
+// (0x1f / 0x20, 0x7f), at every offset of a long string, with text after it and at the end of the text.
+TEST(PythonJson, EveryByteClassAtEveryOffsetOfAString) {
+  using namespace std::string_literals;
+  for (const std::string& special : {"\""s, "\\n"s, "\\u00e9"s, "\x01"s, "\x1f"s, " "s, "\x7f"s, "\xc3\xa9"s,
+                                     "\xe2\x82\xac"s, "\x80"s, "\xff"s, "\\"s})
+    for (size_t at = 0; at <= 40; ++at) {
+      const std::string text = "\"" + std::string(at, 'a') + special + std::string(40 - at, 'b') + "\"";
+      expect_as_json_parse(text);
+      expect_as_json_parse("[" + text + ", \"" + std::string(at, 'k') + "\"]");
+      expect_as_json_parse("{" + text + ": 1, \"z\": 2}");
+    }
+}
+
 TEST(PythonJson, ErrorsNameTheLineAndColumn) {
   try {
     (void)parse_python_json("{\n  \"a\": tru\n}");
