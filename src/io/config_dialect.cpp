@@ -253,18 +253,22 @@ bool first_call_takes_no_list(const Json& entry) {
 }
 
 Json canonical_entry(Json entry, int major) {
-  KCPP_CHECK(entry.is_object() && entry.contains("class_name") && entry["class_name"].is_string() && entry.contains("config"),
-             ValueError, "Invalid layer entry in model config: ", entry.dump().substr(0, 200));
-  std::string cls = entry["class_name"].get<std::string>();
+  const auto class_it = entry.find("class_name"), config_it = entry.find("config");  // end() unless an object
+  KCPP_CHECK(class_it != entry.end() && class_it->is_string() && config_it != entry.end(), ValueError,
+             "Invalid layer entry in model config: ", entry.dump().substr(0, 200));
+  Json& config = *config_it;
+  std::string cls = class_it->get<std::string>();
   if (cls == "Model") cls = "Functional";
   if (cls == "GroupedQueryAttention") cls = "GroupQueryAttention";  // Keras 3's .h5 writes the Python class
-  if (entry["config"].is_object()) cudnn_as_keras(cls, entry["config"]);
+  if (config.is_object()) cudnn_as_keras(cls, config);
   // Keras 3 graphs also hold keras.ops calls (x + 3.0, keras.ops.add(a, b), x[:, -1]): entries of
   // module keras.src.ops.* (and keras.activations' ReLU / Mish), whose class names collide with
   // layers' (Add, Multiply). They are named with their module ("keras.src.ops.numpy.Add", see
   // src/layers/op_nodes/op_node.h).
-  const std::string module = entry.value("module", Json()).is_string() ? entry["module"].get<std::string>() : "";
-  const bool is_op = module.rfind("keras.src.ops.", 0) == 0 || module == "keras.src.activations.activations";
+  const auto module_it = entry.find("module");
+  const bool has_module = module_it != entry.end();
+  const std::string module = has_module && module_it->is_string() ? module_it->get<std::string>() : "";
+  const bool is_op = module.starts_with("keras.src.ops.") || module == "keras.src.activations.activations";
   if (is_op) cls = module + "." + cls;
   // Keras 3's legacy .h5 drops the module. There an op node shows by its config (no `trainable`) or
   // by its call: a tensor or number first where the merge layer of that name takes one list.
@@ -272,16 +276,13 @@ Json canonical_entry(Json entry, int major) {
   // a layer has the op's name (Reshape, Softmax, Concatenate, ReLU) a config without `trainable` may
   // still be the layer's (written by hand): only the call tells, and only for the binary ops.
   std::string op_class;
-  if (!is_op && !entry.contains("module") && entry["config"].is_object() && !entry["config"].contains("trainable") &&
-      !is_layer_class(cls))
+  if (!is_op && !has_module && config.is_object() && !config.contains("trainable") && !is_layer_class(cls))
     op_class = layers::keras_op_class(cls);
-  if (op_class.empty() && !is_op && !entry.contains("module") && is_merge_named_op(cls) &&
-      first_call_takes_no_list(entry))
+  if (op_class.empty() && !is_op && !has_module && is_merge_named_op(cls) && first_call_takes_no_list(entry))
     op_class = "keras.src.ops.numpy." + cls;
   const bool unmarked_op = !op_class.empty();
   if (unmarked_op) cls = op_class;
   // The entry becomes its canonical form in place: {"class_name", "config", "name", "inbound_nodes"}.
-  Json& config = entry["config"];
   if (models::is_model_class(cls)) {
     config = canonical_model(cls, std::move(config), major);
   } else {
