@@ -118,7 +118,8 @@ class Layer : public std::enable_shared_from_this<Layer> {
   // The canonical config (Keras 3 keys), enough to rebuild the layer.
   virtual Json get_config() const { return config_; }
   // The config the layer was made from, as kept (no copy): what get_config() starts from. Its keys
-  // for weights (kernel_regularizer, bias_constraint, ...) are what the layer reads.
+  // for weights (kernel_regularizer, bias_constraint, ...) are what the layer reads. A model's keeps
+  // its graph's structure only: each layer entry's config is null where the layer keeps it.
   const Json& config() const { return config_; }
 
   // Variables created by this layer itself, in creation order (the `.keras` `vars/` order).
@@ -250,7 +251,7 @@ using CustomObjects = std::map<std::string, LayerFactory, std::less<>>;
 
 // The layer for a Keras class name (canonical config). ValueError for an unknown class naming it;
 // NotImplementedError for Lambda and other layers that carry code. The config is taken by value:
-// the layer keeps it (moved along, where the caller moves it in).
+// a layer keeps it, moved along where the caller moves it in (op nodes keep a copy).
 LayerPtr make_layer(const std::string& class_name, Json config);
 // Every class name make_layer knows, for docs and error messages.
 std::vector<std::string> known_layer_classes();

@@ -536,8 +536,9 @@ std::vector<Tensor> Functional::call_graph(const std::vector<Tensor>& inputs, co
   return out;
 }
 
-// Nested models completed their own configs (complete_tensor_configs) after this config was copied.
-// A layer's trainable may have changed since (Layer::set_trainable).
+// Each layer's config from the layer, which keeps it (add_layer_entry moved it out of config_; a
+// layer made before, or by custom_objects, left it in its entry); a nested model's from its own
+// get_config. A layer's trainable may have changed since (Layer::set_trainable).
 Json Functional::get_config() const {
   Json c = config_;
   if (c.contains("trainable") || !trainable()) c["trainable"] = trainable();

@@ -101,7 +101,8 @@ TEST(PythonJson, ReadsWhatJsonParseReads) {
 
 // A string's plain bytes are scanned 16 (SSE2) or 8 at a time: each byte that ends a plain run (a
 // quote, a backslash, a control character, a byte >= 0x80) and the plain bytes next to those ranges
-// (0x1f / 0x20, 0x7f), at every offset of a long string, with text after it and at the end of the text.
+// (0x1f / 0x20, 0x7f), at every offset of a long string, as the whole text and inside structures; and
+// strings the text ends inside, at every length.
 TEST(PythonJson, EveryByteClassAtEveryOffsetOfAString) {
   using namespace std::string_literals;
   for (const std::string& special : {"\""s, "\\n"s, "\\u00e9"s, "\x01"s, "\x1f"s, " "s, "\x7f"s, "\xc3\xa9"s,
@@ -112,6 +113,10 @@ TEST(PythonJson, EveryByteClassAtEveryOffsetOfAString) {
       expect_as_json_parse("[" + text + ", \"" + std::string(at, 'k') + "\"]");
       expect_as_json_parse("{" + text + ": 1, \"z\": 2}");
     }
+  for (size_t n = 0; n <= 40; ++n) {
+    expect_as_json_parse("\"" + std::string(n, 'a'));
+    expect_as_json_parse("[\"" + std::string(n, 'a') + "\\");
+  }
 }
 
 TEST(PythonJson, ErrorsNameTheLineAndColumn) {
