@@ -104,25 +104,37 @@ TEST(Matmul, BiasAndReluEpilogueEqualsSeparatePasses) {
 }
 
 // A row comes out the same whatever the batch it is in, up to a register block of rows (AVX-512 runs
-// one row of up to 16 columns in a register of its own: the same operations in the same order).
+// one row of up to 16 columns in a register of its own, and batches of more than 6 rows in blocks of
+// 32 columns in two 16-lane registers: the same operations in the same order), across the k blocks of
+// 256 and the last, masked columns of each block.
 TEST(Matmul, OneRowIsBitIdenticalToTheSameRowInABatch) {
   std::mt19937 g(5);
   for (const IsaKernels* set : runnable_isa_kernels())
-    for (int64_t n : {1, 5, 8, 15, 16, 17})
-      for (int64_t k : {1, 9, 256, 300})
-        for (bool relu : {false, true}) {
-          auto a = test::random_floats(g, 2 * k), b = test::random_floats(g, k * n), bias = test::random_floats(g, n);
-          a[0] = -0.f;  // relu keeps -0 and NaN as the batch does
-          if (k > 1) a[1] = NAN;
-          std::vector<float> batch(2 * n), row(n);
-          set->matmul_small_bias(a.data(), b.data(), bias.data(), relu, batch.data(), 2, n, k);
-          set->matmul_small_bias(a.data(), b.data(), bias.data(), relu, row.data(), 1, n, k);
-          EXPECT_EQ(0, std::memcmp(row.data(), batch.data(), n * sizeof(float)))
-              << set->name << " 1x" << n << "x" << k << " relu=" << relu;
-          set->matmul_small(a.data(), b.data(), batch.data(), 2, n, k);
-          set->matmul_small(a.data(), b.data(), row.data(), 1, n, k);
-          EXPECT_EQ(0, std::memcmp(row.data(), batch.data(), n * sizeof(float))) << set->name << " 1x" << n << "x" << k;
-        }
+    for (int64_t m : {2, 7, 13, 37})
+      for (int64_t n : {1, 5, 8, 15, 16, 17, 31, 32, 33, 64, 70})
+        for (int64_t k : {1, 9, 256, 300})
+          for (bool relu : {false, true}) {
+            auto a = test::random_floats(g, m * k), b = test::random_floats(g, k * n),
+                 bias = test::random_floats(g, n);
+            a[0] = -0.f;  // relu keeps -0 and NaN as the batch does
+            if (k > 1) a[1] = NAN;
+            std::vector<float> batch(m * n), row(n);
+            for (bool with_bias : {true, false}) {
+              if (with_bias)
+                set->matmul_small_bias(a.data(), b.data(), bias.data(), relu, batch.data(), m, n, k);
+              else
+                set->matmul_small(a.data(), b.data(), batch.data(), m, n, k);
+              for (int64_t i = 0; i < m; i += std::max<int64_t>(1, m / 5)) {
+                if (with_bias)
+                  set->matmul_small_bias(a.data() + i * k, b.data(), bias.data(), relu, row.data(), 1, n, k);
+                else
+                  set->matmul_small(a.data() + i * k, b.data(), row.data(), 1, n, k);
+                ASSERT_EQ(0, std::memcmp(row.data(), batch.data() + i * n, n * sizeof(float)))
+                    << set->name << " row " << i << " of " << m << "x" << n << "x" << k << " relu=" << relu
+                    << " bias=" << with_bias;
+              }
+            }
+          }
 }
 
 TEST(Matmul, ZeroKWritesZeros) {
