@@ -39,6 +39,7 @@ constexpr int kMR = 6;
 constexpr int kMREdge = 4;
 constexpr int kNB = 2 * kV;   // columns of c per register block: two vectors
 constexpr int64_t kKC = 256;  // k block: a packed (kKC x kNB) panel of b is 16 KB (AVX) and stays in L1
+                              // (32 KB with AVX-512's 32 columns: about all of L1 where k >= 256)
 
 // Unaligned whole-vector load and store. Through intrinsics where there are any: memcpy would take
 // the accumulators' address and keep them in memory inside the loop.
@@ -399,7 +400,8 @@ void matmul_small_bias(const float* a, const float* b, const float* bias, bool r
       }
     return;
   }
-  if (m > kMR) return run_packed(a, b, bias, relu, c, m, n, k);  // one row block per panel: nothing to reuse
+  // More rows than one block: packed panels (with AVX-512, 7 or 8 rows pack for their one block too).
+  if (m > kMR) return run_packed(a, b, bias, relu, c, m, n, k);
 #if defined(__AVX512F__)
   if (m == 1 && n <= 16 && k <= kKC) return row16(a, b, bias, relu, c, n, k);  // k in one block, as block's
 #endif

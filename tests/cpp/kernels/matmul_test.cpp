@@ -137,6 +137,29 @@ TEST(Matmul, OneRowIsBitIdenticalToTheSameRowInABatch) {
           }
 }
 
+// The sets with fused multiply-adds (AVX2's 8-lane blocks, AVX-512's 16-lane ones) give the same bits
+// for the same product: each element's operations, in the same order (the baseline set has no FMA).
+TEST(Matmul, TheSetsWithFmaGiveTheSameBits) {
+  std::mt19937 g(8);
+  std::vector<const IsaKernels*> fma;
+  for (const IsaKernels* set : runnable_isa_kernels())
+    if (std::string(set->name).rfind("baseline", 0) != 0) fma.push_back(set);
+  if (fma.size() < 2) GTEST_SKIP() << "this CPU runs fewer than two sets with FMA";
+  for (int64_t m : {1, 3, 7, 13, 37})
+    for (int64_t n : {1, 10, 16, 17, 32, 33, 64, 70})
+      for (int64_t k : {1, 9, 64, 300}) {
+        auto a = test::random_floats(g, m * k), b = test::random_floats(g, k * n),
+             bias = test::random_floats(g, n);
+        std::vector<float> want(m * n), got(m * n);
+        fma[0]->matmul_small_bias(a.data(), b.data(), bias.data(), true, want.data(), m, n, k);
+        for (size_t s = 1; s < fma.size(); ++s) {
+          fma[s]->matmul_small_bias(a.data(), b.data(), bias.data(), true, got.data(), m, n, k);
+          ASSERT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * sizeof(float)))
+              << fma[0]->name << " against " << fma[s]->name << " " << m << "x" << n << "x" << k;
+        }
+      }
+}
+
 TEST(Matmul, ZeroKWritesZeros) {
   for (const MatmulCandidate& cand : matmul_candidates()) {
     std::vector<float> c(6, NAN);
