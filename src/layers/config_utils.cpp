@@ -5,8 +5,30 @@ namespace kerascpp::layers {
 std::vector<int> int_list(const Json& config, const char* key, std::vector<int> fallback) {
   auto it = config.find(key);
   if (it == config.end() || it->is_null()) return fallback;
-  if (it->is_number_integer()) return {it->get<int>()};
-  return get<std::vector<int>>(config, key, fallback);
+  auto invalid = [&] {
+    KCPP_THROW(ValueError, "Invalid value for `", key, "` in the config of layer '",
+               config.value("name", std::string("?")), "'. Received: ", key, "=", it->dump());
+  };
+  // Each an int, or a float holding one (a list element), in int's range: converting a float past
+  // it is undefined (found by fuzzing: attention_axes=[2.9e19]), and a wider integer would wrap.
+  auto one = [&](const Json& v, bool in_list) {
+    double d = 0;
+    if (v.is_number_integer())
+      d = v.is_number_unsigned() ? static_cast<double>(v.get<uint64_t>())
+                                 : static_cast<double>(v.get<int64_t>());
+    else if (in_list && v.is_number_float())
+      d = v.get<double>();
+    else
+      invalid();
+    if (!(d == std::floor(d) && d >= std::numeric_limits<int>::min() && d <= std::numeric_limits<int>::max()))
+      invalid();
+    return static_cast<int>(d);
+  };
+  if (!it->is_array()) return {one(*it, false)};
+  std::vector<int> out;
+  out.reserve(it->size());
+  for (const Json& v : *it) out.push_back(one(v, true));
+  return out;
 }
 
 std::pair<std::string, Json> keras_object(const Json& j) {

@@ -133,6 +133,16 @@ TEST(NormalizationErrors, NameTheLayerAndTheKey) {
   EXPECT_TRUE(has(e, "`scale`") && has(e, "'cs'")) << e;
   e = value_error([] { make_layer("BatchNormalization", {{"name", "bn"}, {"epsilon", "big"}}); });
   EXPECT_TRUE(has(e, "`epsilon`") && has(e, "'bn'")) << e;
+  // An axis list holds ints in int's range, or floats holding one: converting a float past it is
+  // undefined (found by fuzzing: MultiHeadAttention's attention_axes=[2.9e19]); a wider int would wrap.
+  for (const Json& axis : {Json::array({2.9e19}), Json::array({-1, 1.5}), Json(int64_t{1} << 40),
+                           Json::array({"1"}), Json(2.0), Json::array({uint64_t{1} << 63})}) {
+    e = value_error([&] { make_layer("LayerNormalization", {{"name", "ln"}, {"axis", axis}}); });
+    EXPECT_TRUE(has(e, "Invalid value for `axis`") && has(e, "'ln'")) << axis.dump() << ": " << e;
+  }
+  EXPECT_EQ(make_layer("LayerNormalization", {{"name", "ln"}, {"axis", Json::array({-1.0, 1})}})
+                ->get_config()["axis"],
+            Json::array({-1.0, 1}));  // a float holding an int is read as Keras reads it
   // Wrong variable shapes: set_weights names the layer (files: src/io/weights_io.cpp does the same).
   auto bn = make_layer("BatchNormalization", {{"name", "bn"}});
   bn->build({{-1, 3}});
