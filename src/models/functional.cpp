@@ -22,7 +22,7 @@ namespace kerascpp::models {
 
 bool is_model_class(const std::string& c) { return c == "Functional" || c == "Model" || c == "Sequential"; }
 
-LayerPtr make_layer_or_model(const std::string& class_name, Json config, const CustomObjects* custom,
+LayerPtr make_layer_or_model(const std::string& class_name, Json& config, const CustomObjects* custom,
                              BuildBudget* budget) {
   // A Lambda's function: the caller's under the function's name or the layer's, else kerascpp's own
   // when the name is a Keras backend function (layers/core/lambda.cpp), else the caller's for every
@@ -47,9 +47,11 @@ LayerPtr make_layer_or_model(const std::string& class_name, Json config, const C
       return layer;
     }
   }
-  if (is_model_class(class_name))
-    return std::make_shared<Functional>(class_name, std::move(config), custom, nullptr, budget);
-  return make_layer(class_name, std::move(config));
+  LayerPtr made = is_model_class(class_name)
+                      ? std::make_shared<Functional>(class_name, std::move(config), custom, nullptr, budget)
+                      : make_layer(class_name, std::move(config));
+  config = nullptr;  // the layer keeps it
+  return made;
 }
 
 namespace {
@@ -188,17 +190,11 @@ void Functional::add_layer_entry(Json& entry) {
     auto made = existing_->find(config.value("name", std::string()));
     if (made != existing_->end()) layer = made->second;
   }
-  // A layer made before, or by the caller's custom_objects (which may keep a config of its own):
-  // the entry keeps the file's config. Any other layer keeps its config, moved in (a load copies no
-  // layer's config); the entry keeps none, and get_config asks the layer.
-  const bool callers = custom_ && !custom_->empty() && (cls == "Lambda" || custom_->count(cls));
-  if (!layer && callers) layer = make_layer_or_model(cls, config, custom_, load_budget_);
-  if (layer) {
-    strip_reader_keys(config);
-  } else {
-    layer = make_layer_or_model(cls, std::move(config), custom_, load_budget_);
-    config = nullptr;
-  }
+  // A layer of kerascpp's own takes its config (a load copies no layer's config): the entry keeps
+  // none, and get_config asks the layer. A layer made before, or by the caller's custom_objects (which
+  // may keep a config of its own), leaves the file's config in the entry.
+  if (!layer) layer = make_layer_or_model(cls, config, custom_, load_budget_);
+  strip_reader_keys(config);
   KCPP_CHECK(!layer_index_.count(layer->name()), ValueError, "The name '", layer->name(),
              "' is used 2 times in model '", name(), "'. All layer names should be unique.");
   layer_index_[layer->name()] = static_cast<int>(layers_.size());

@@ -151,8 +151,9 @@ class Functional : public Layer {
   MappingCachePool pages_;
 };
 
-// A layer or a nested model for a canonical {"class_name", "config"} entry.
-LayerPtr make_layer_or_model(const std::string& class_name, Json config,
+// A layer or a nested model for a canonical {"class_name", "config"} entry. A class of kerascpp's own
+// takes `config` (left null); the caller's custom_objects and Lambda ops read it (left as it is).
+LayerPtr make_layer_or_model(const std::string& class_name, Json& config,
                              const CustomObjects* custom = nullptr, BuildBudget* budget = nullptr);
 bool is_model_class(const std::string& class_name);
 
