@@ -199,7 +199,7 @@ def main():
                 f"{os.cpu_count()} cores. keras.applications models written by Keras 3 (weights=None, random "
                 "BatchNormalization statistics); each side in its own process. kerascpp runs them on inference "
                 "plans (convolutions with their BatchNormalization folded in and Add / relu as oneDNN post-ops; "
-                "batch 32 in chunks of one image).\n\n"
+                "batch 32 in chunks of up to 64 MB of values, as many bytes as the weights).\n\n"
                 "*(mmap)*: kerascpp's `load_model(path, mmap=True)`, each weight a view of the mapped file where "
                 "the layout allows: every `.h5`; a Keras-written `.keras` only when its weights member starts at an "
                 "offset a float can sit at (InceptionResNetV2's here; ResNet50's and MobileNetV2's are copied). "

@@ -35,6 +35,18 @@ struct InferencePlan::Workspace {
 
 InferencePlan::~InferencePlan() { delete spare_.load(); }
 
+namespace {
+// The bytes of a layer's weights, its sublayers' included (count_params() without building the list).
+size_t weight_bytes(const Layer& layer) {
+  size_t n = 0;
+  for (const VariablePtr& v : layer.own_variables())
+    n += static_cast<size_t>(shape_size(v->shape())) * sizeof(float);
+  for (const Layer* sub : layer.sublayers())
+    if (sub) n += weight_bytes(*sub);
+  return n;
+}
+}  // namespace
+
 std::unique_ptr<InferencePlan> InferencePlan::compile(const Functional& g, std::string* why) {
   const char* env = std::getenv("KERASCPP_PLAN");
   if (env && (std::strcmp(env, "0") == 0 || std::strcmp(env, "off") == 0)) {
@@ -140,6 +152,7 @@ std::unique_ptr<InferencePlan> InferencePlan::compile(const Functional& g, std::
     plan->outputs_.push_back(it->second);
   }
   plan->place();
+  plan->chunk_bytes_ = std::clamp(weight_bytes(g), kChunkBytes, kMaxChunkBytes);
   return plan;
 }
 
@@ -325,7 +338,7 @@ void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vecto
   } give_back{this, ws};
   if (states)
     for (const StatefulStep& s : stateful_steps_) prepare_states(s, rows, *states);
-  // Rows in chunks whose values fit kChunkBytes (every step computes each row on its own), so that a
+  // Rows in chunks whose values fit chunk_bytes() (every step computes each row on its own), so that a
   // large batch of big samples runs in cache and in a small workspace.
   const int64_t chunk = chunk_rows(rows), rest = rows % chunk;
   if (ws->chunk != chunk || ws->rest != rest) {
@@ -369,8 +382,9 @@ void InferencePlan::run_into(const std::vector<Tensor>& inputs, const std::vecto
 
 int64_t InferencePlan::chunk_rows(int64_t rows) const {
   const int64_t row_bytes = floats_per_row_ * static_cast<int64_t>(sizeof(float));
-  if (row_bytes == 0 || rows * row_bytes <= static_cast<int64_t>(kChunkBytes)) return std::max<int64_t>(rows, 1);
-  return std::max<int64_t>(static_cast<int64_t>(kChunkBytes) / row_bytes, 1);
+  const auto budget = static_cast<int64_t>(chunk_bytes_);
+  if (row_bytes == 0 || rows * row_bytes <= budget) return std::max<int64_t>(rows, 1);
+  return std::max<int64_t>(budget / row_bytes, 1);
 }
 
 // The most scratch any step needs for this many rows, after the rows' values in the workspace.

@@ -223,6 +223,32 @@ TEST(InferencePlan, ALargeBatchRunsInChunksInABoundedWorkspace) {
   EXPECT_TRUE(identical(whole, m.predict(in, chunk)[0]));
 }
 
+// A model with more bytes of weights than kChunkBytes runs chunks of as many bytes of values (each
+// chunk reads every weight once), up to kMaxChunkBytes; a model with fewer keeps kChunkBytes.
+TEST(InferencePlan, ChunksGrowWithTheWeightsUpToABound) {
+  auto dense_model = [](int64_t in, int64_t units) {
+    auto x = Input({in}, {{"name", "x"}});
+    auto h = layers::Dense({{"units", units}, {"kernel_initializer", "zeros"}, {"activation", "relu"}})(x);
+    return Model({x}, {layers::Dense({{"units", 8}})(h)});  // h is the workspace's value
+  };
+  Model small = dense_model(64, 64);
+  EXPECT_EQ(graph_of(small).inference_plan()->chunk_bytes(), models::InferencePlan::kChunkBytes);
+  Model mid = dense_model(1024, 4096);  // 4,231,176 weights: 16.9 MB
+  const models::InferencePlan* plan = graph_of(mid).inference_plan();
+  ASSERT_NE(plan, nullptr);
+  ASSERT_EQ(plan->floats_per_row(), 4096);
+  const size_t weight_bytes = (1024 * 4096 + 4096 + 4096 * 8 + 8) * sizeof(float);
+  EXPECT_EQ(plan->chunk_bytes(), weight_bytes);
+  const auto row_bytes = static_cast<int64_t>(plan->floats_per_row() * sizeof(float));
+  EXPECT_EQ(plan->chunk_rows(100000), static_cast<int64_t>(weight_bytes) / row_bytes);
+  const std::vector<Tensor> in = inputs_for(mid, 1200);
+  const Tensor whole = mid.predict(in, 1200)[0];
+  EXPECT_LE(plan->idle_workspace_bytes(), weight_bytes);
+  EXPECT_TRUE(identical(whole, mid.predict(in, plan->chunk_rows(1200))[0]));
+  Model big = dense_model(4096, 4200);  // 69 MB of weights
+  EXPECT_EQ(graph_of(big).inference_plan()->chunk_bytes(), models::InferencePlan::kMaxChunkBytes);
+}
+
 // A model whose one sample has 16.8 MB of values runs one row at a time and keeps its workspace
 // between calls (it is what the model needs, and no batch makes it bigger).
 TEST(InferencePlan, AWorkspaceHoldsAtMostOneChunk) {
