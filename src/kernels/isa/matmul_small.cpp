@@ -355,6 +355,69 @@ void run_blocks16(const float* a, const float* b, const float* bias, bool relu, 
 }
 #endif
 
+// One row of c against a b of kStreamFloats or more (a Dense layer at batch 1): b read row after row,
+// as it lies in memory, into the accumulators of a slab of kSlab columns held in L1, where block<1>
+// walks b down its column panels, one cache line per row n floats apart (which the hardware prefetcher
+// follows badly, and which crowds a few cache sets where n is a power of two). Each element of c gets
+// block's operations in block's order (its products over p in increasing order from 0 within each k
+// block of kKC, then + c of the k blocks before, + bias, relu): the same bits. bench_native, batch 1,
+// Intel Xeon, on the AVX-512, AVX2 and baseline sets: Dense 64x256 1.04 -> 0.91 us (baseline 1.82 ->
+// 1.3), 256x256 4.0 -> 2.6 us, 1024x1024 357 -> 138 us; ResNet50's 2048x1000 classifier from 2% of
+// a call to 1.1%. Below 64 KB (Dense(64) x 64, or fewer than 16 columns) block<1> keeps its
+// accumulators in registers and is faster with AVX2.
+constexpr int64_t kSlab = 1024;
+constexpr int64_t kStreamFloats = int64_t{1} << 14;  // 64 KB of b
+
+void row_stream(const float* a, const float* b, const float* bias, bool relu, float* c, int64_t n,
+                int64_t k) {
+  alignas(64) float acc[kSlab];
+  for (int64_t j0 = 0; j0 < n; j0 += kSlab) {
+    const int64_t w = std::min(kSlab, n - j0), wv = w / kV * kV;
+    for (int64_t p0 = 0; p0 < k; p0 += kKC) {
+      const int64_t kc = std::min(kKC, k - p0);
+      std::fill(acc, acc + w, 0.f);
+      const float* ap = a + p0;
+      const float* bp = b + p0 * n + j0;
+      int64_t p = 0;
+      for (; p + 4 <= kc; p += 4) {  // four rows of b per pass over the accumulators
+        const float a0 = ap[p], a1 = ap[p + 1], a2 = ap[p + 2], a3 = ap[p + 3];
+        const float *b0 = bp + p * n, *b1 = b0 + n, *b2 = b1 + n, *b3 = b2 + n;
+        for (int64_t j = 0; j < wv; j += kV) {
+          vf v = load(acc + j);
+          v += a0 * load(b0 + j);
+          v += a1 * load(b1 + j);
+          v += a2 * load(b2 + j);
+          v += a3 * load(b3 + j);
+          store(acc + j, v);
+        }
+        for (int64_t j = wv; j < w; ++j) {
+          float v = acc[j];
+          v += a0 * b0[j];
+          v += a1 * b1[j];
+          v += a2 * b2[j];
+          v += a3 * b3[j];
+          acc[j] = v;
+        }
+      }
+      for (; p < kc; ++p) {
+        const float ar = ap[p];
+        const float* br = bp + p * n;
+        for (int64_t j = 0; j < wv; j += kV) store(acc + j, load(acc + j) + ar * load(br + j));
+        for (int64_t j = wv; j < w; ++j) acc[j] += ar * br[j];
+      }
+      const bool last = p0 + kc == k;
+      float* cj = c + j0;
+      for (int64_t j = 0; j < w; ++j) {
+        float v = acc[j];
+        if (p0 > 0) v += cj[j];
+        if (last && bias) v += bias[j0 + j];
+        if (last && relu) v = v < 0.f ? 0.f : v;  // as block: NaN and -0 kept
+        cj[j] = v;
+      }
+    }
+  }
+}
+
 #if defined(__AVX512F__)
 // One row of up to 16 columns and k <= kKC (a small Dense layer's batch-1 call): block<1>'s arithmetic,
 // the same operations in the same order per element (products accumulated over k, then + bias, then
@@ -405,6 +468,7 @@ void matmul_small_bias(const float* a, const float* b, const float* bias, bool r
 #if defined(__AVX512F__)
   if (m == 1 && n <= 16 && k <= kKC) return row16(a, b, bias, relu, c, n, k);  // k in one block, as block's
 #endif
+  if (m == 1 && n * k >= kStreamFloats) return row_stream(a, b, bias, relu, c, n, k);
   run_blocks(a, b, bias, relu, c, m, n, k, nullptr);
 }
 

@@ -137,6 +137,33 @@ TEST(Matmul, OneRowIsBitIdenticalToTheSameRowInABatch) {
           }
 }
 
+// One row against a b of 64 KB or more streams b row after row into a slab of 1,024 columns'
+// accumulators: the same operations in the same order as the batch's blocks, so the same bits, across
+// k blocks, slabs and the columns after the last whole vector (OneRowIsBitIdentical... covers the
+// smaller sizes on either side of 64 KB).
+TEST(Matmul, OneRowAgainstABigKernelIsBitIdenticalToTheSameRowInABatch) {
+  std::mt19937 g(6);
+  struct Size {
+    int64_t n, k;
+  };
+  for (const IsaKernels* set : runnable_isa_kernels())
+    for (const Size& s : {Size{1000, 300}, Size{1030, 257}, Size{2053, 130}, Size{262144, 1}})
+      for (bool relu : {false, true}) {
+        const int64_t m = 7;
+        auto a = test::random_floats(g, m * s.k), b = test::random_floats(g, s.k * s.n),
+             bias = test::random_floats(g, s.n);
+        a[0] = -0.f;  // relu keeps -0 and NaN as the batch does
+        if (s.k > 1) a[1] = NAN;
+        std::vector<float> batch(m * s.n), row(s.n);
+        set->matmul_small_bias(a.data(), b.data(), bias.data(), relu, batch.data(), m, s.n, s.k);
+        for (int64_t i : {0, 3, 6}) {
+          set->matmul_small_bias(a.data() + i * s.k, b.data(), bias.data(), relu, row.data(), 1, s.n, s.k);
+          ASSERT_EQ(0, std::memcmp(row.data(), batch.data() + i * s.n, s.n * sizeof(float)))
+              << set->name << " row " << i << " of " << m << "x" << s.n << "x" << s.k << " relu=" << relu;
+        }
+      }
+}
+
 // The sets with fused multiply-adds (AVX2's 8-lane blocks, AVX-512's 16-lane ones) give the same bits
 // for the same product: each element's operations, in the same order (the baseline set has no FMA).
 TEST(Matmul, TheSetsWithFmaGiveTheSameBits) {
