@@ -121,6 +121,10 @@ Model with_file_context(const std::string& file, F&& f) {
   }
 }
 
+// Without compile, the optimizer's group of a legacy .h5 file is left unread (by kerascpp's reader:
+// see H5File::open), as Keras leaves it: about half of a small compiled model's objects.
+std::string_view h5_unread(const LoadOptions& options) { return options.compile ? "" : "optimizer_weights"; }
+
 Model load_h5(const io::H5File& file, const LoadOptions& options) {
   const CustomObjects& custom = options.custom_objects;
   io::H5Group root = file.root();
@@ -191,11 +195,13 @@ Model load_keras_archive(io::ZipArchive zip, const std::string& name, const Load
       name, [&] { return build(std::move(config), major, std::move(training), custom, &budget); });
   auto wm = zip.member("model.weights.h5");
   // A stored member of a mapped archive is read in place in the mapping (and its datasets copied by
-  // FileMapping::copy, or made views of it with mmap_weights).
+  // FileMapping::copy, or made views of it with mmap_weights). Without compile the optimizer's group
+  // is left unread, as Keras leaves it.
+  const std::string_view unread = options.compile ? "" : "optimizer";
   io::H5File weights = wm.mapping ? io::H5File::open_mapped(wm.data, wm.size, name + "/model.weights.h5",
-                                                            wm.mapping, limits.allow_libhdf5)
+                                                            wm.mapping, limits.allow_libhdf5, unread)
                                   : io::H5File::open_image(wm.data, wm.size, name + "/model.weights.h5",
-                                                           wm.keepalive, limits.allow_libhdf5);
+                                                           wm.keepalive, limits.allow_libhdf5, unread);
   io::load_keras3_weights(model, weights.root(), options.mmap_weights);
   load_assets(model, zip);
   if (options.compile) {
@@ -242,9 +248,10 @@ Model load_model(const std::string& path, const LoadOptions& options) {
   const bool allow_libhdf5 = options.limits.allow_libhdf5;
   switch (file.form) {
     case Form::hdf5: {
-      if (file.bytes) return load_h5(io::H5File::open(file.bytes, path, allow_libhdf5), options);
+      if (file.bytes)
+        return load_h5(io::H5File::open(file.bytes, path, allow_libhdf5, h5_unread(options)), options);
       const io::H5Driver driver = options.mmap_weights ? io::H5Driver::mapped_views : io::H5Driver::automatic;
-      return load_h5(io::H5File::open(path, driver, allow_libhdf5), options);
+      return load_h5(io::H5File::open(path, driver, allow_libhdf5, h5_unread(options)), options);
     }
     case Form::zip:
       return load_keras_archive(file.bytes ? io::ZipArchive::open(file.bytes, path)
@@ -260,7 +267,10 @@ Model load_model(const std::string& path, const LoadOptions& options) {
 Model load_model_from_memory(const void* data, size_t size, const std::string& name, const LoadOptions& options) {
   KCPP_CHECK(data != nullptr && size > 0, IOError, "No bytes given for ", name);
   switch (sniff(static_cast<const unsigned char*>(data), size)) {
-    case Form::hdf5: return load_h5(io::H5File::open_image(data, size, name, {}, options.limits.allow_libhdf5), options);
+    case Form::hdf5:
+      return load_h5(
+          io::H5File::open_image(data, size, name, {}, options.limits.allow_libhdf5, h5_unread(options)),
+          options);
     case Form::zip: return load_keras_archive(io::ZipArchive::from_memory(data, size, name, nullptr), name, options);
     default: break;
   }

@@ -129,6 +129,58 @@ def copy_h5(src, dst, **file_kwargs):
         for k in a:
             a.copy(k, b)
 
+def copy_h5_gzip_under(src, dst, top):
+    """src's content in dst, the datasets under the root member `top` compressed with gzip (a filter
+    outside the subset kerascpp's own reader takes)."""
+    with h5py.File(src, "r") as a, h5py.File(dst, "w") as b:
+        for k, v in a.attrs.items():
+            b.attrs[k] = v
+        for k in a:
+            if k != top:
+                a.copy(k, b)
+        def put(name, obj):
+            if isinstance(obj, h5py.Group):
+                g = b.require_group(f"{top}/{name}")
+            else:
+                gzip = {"compression": "gzip"} if obj.shape else {}  # a scalar takes no filter
+                g = b.create_dataset(f"{top}/{name}", data=obj[()], **gzip)
+            for ak, av in obj.attrs.items():
+                g.attrs[ak] = av
+        b.require_group(top)
+        for ak, av in a[top].attrs.items():
+            b[top].attrs[ak] = av
+        a[top].visititems(put)
+
+
+# Without compile, the optimizer's part of a file is left unread, as Keras leaves it: an optimizer
+# group outside the subset kerascpp's reader takes (gzip) then neither sends the file to libhdf5 nor,
+# with allow_libhdf5=False, refuses it; with compile it still does.
+def test_without_compile_the_optimizer_group_is_not_read(tmp_path):
+    import numpy as np
+    x = np.linspace(-1, 1, 32, dtype="float32").reshape(4, 8)
+    want = keras.models.load_model(os.path.join(MLP, "keras3", "model.h5")).predict(x, verbose=0)
+
+    legacy = str(tmp_path / "gzip_optimizer.h5")
+    copy_h5_gzip_under(os.path.join(MLP, "keras3", "model.h5"), legacy, "optimizer_weights")
+    archive = str(tmp_path / "gzip_optimizer.keras")
+    with zipfile.ZipFile(os.path.join(MLP, "keras3", "model.keras")) as src:
+        with open(str(tmp_path / "orig.weights.h5"), "wb") as f:
+            f.write(src.read("model.weights.h5"))
+        copy_h5_gzip_under(str(tmp_path / "orig.weights.h5"), str(tmp_path / "model.weights.h5"), "optimizer")
+        with zipfile.ZipFile(archive, "w") as z:
+            for name in ("config.json", "metadata.json"):
+                z.writestr(name, src.read(name))
+            z.write(str(tmp_path / "model.weights.h5"), "model.weights.h5")
+    for path in (legacy, archive):
+        m = keras.models.load_model(path, compile=False, allow_libhdf5=False)
+        np.testing.assert_array_equal(m.predict(x, verbose=0), want)
+        with pytest.raises(OSError, match=r"as an HDF5 file: it has .*outside the HDF5 subset"):
+            keras.models.load_model(path, allow_libhdf5=False)
+        m = keras.models.load_model(path)  # libhdf5 reads it, optimizer state included
+        np.testing.assert_array_equal(m.predict(x, verbose=0), want)
+        assert len(m.optimizer.variables) > 2
+
+
 
 # A Keras file copied with libver="latest" has a version-3 superblock (and version-2 object headers),
 # outside the subset kerascpp's own reader takes: libhdf5 reads it by default; allow_libhdf5=False, for

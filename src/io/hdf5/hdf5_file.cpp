@@ -54,8 +54,9 @@ using detail::Hid;
 }
 
 H5File make_file(hid_t fid, std::string name, uint64_t size, std::shared_ptr<const void> keepalive);
-H5File open_in_place(const void* data, size_t size, std::string display_name, std::shared_ptr<const void> keepalive,
-                     bool allow_libhdf5, FileMapping::Ptr mapping);
+H5File open_in_place(const void* data, size_t size, std::string display_name,
+                     std::shared_ptr<const void> keepalive, bool allow_libhdf5, FileMapping::Ptr mapping,
+                     std::string_view unread);
 
 class Fd {
  public:
@@ -87,13 +88,14 @@ H5I_type_t kind_of(const H5Group& g, const H5Node& node, std::string_view rel) {
 
 }  // namespace
 
-H5File H5File::open(FileMapping::Ptr bytes, const std::string& path, bool allow_libhdf5) {
+H5File H5File::open(FileMapping::Ptr bytes, const std::string& path, bool allow_libhdf5,
+                    std::string_view unread) {
   const char* data = bytes->data();
   const size_t size = bytes->size();
-  return open_image(data, size, path, std::move(bytes), allow_libhdf5);
+  return open_image(data, size, path, std::move(bytes), allow_libhdf5, unread);
 }
 
-H5File H5File::open(const std::string& path, H5Driver driver, bool allow_libhdf5) {
+H5File H5File::open(const std::string& path, H5Driver driver, bool allow_libhdf5, std::string_view unread) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) KCPP_THROW(IOError, "Unable to open \"", path, "\": ", std::strerror(errno));
   struct stat st;
@@ -114,10 +116,11 @@ H5File H5File::open(const std::string& path, H5Driver driver, bool allow_libhdf5
       if (automatic && allow_libhdf5) driver = H5Driver::on_demand;  // a file system that cannot map
       else throw;
     }
-    if (mapping) return open_mapped(mapping->data(), size, path, mapping, allow_libhdf5);
+    if (mapping) return open_mapped(mapping->data(), size, path, mapping, allow_libhdf5, unread);
   }
 
-  if (driver == H5Driver::whole_read || !allow_libhdf5) return open(FileMapping::read(fd.get(), size, path), path, allow_libhdf5);
+  if (driver == H5Driver::whole_read || !allow_libhdf5)
+    return open(FileMapping::read(fd.get(), size, path), path, allow_libhdf5, unread);
   H5Lock lock;
   if (driver == H5Driver::on_demand) {
     std::string why;
@@ -137,27 +140,30 @@ H5File H5File::open(const std::string& path, H5Driver driver, bool allow_libhdf5
 }
 
 H5File H5File::open_mapped(const char* data, size_t size, std::string display_name, FileMapping::Ptr mapping,
-                           bool allow_libhdf5) {
+                           bool allow_libhdf5, std::string_view unread) {
   KCPP_CHECK(mapping && data >= mapping->data() && size <= mapping->size() &&
                  static_cast<size_t>(data - mapping->data()) <= mapping->size() - size,
              ValueError, "H5File::open_mapped: the image of \"", display_name, "\" does not lie in its mapping");
-  return open_in_place(data, size, std::move(display_name), mapping, allow_libhdf5, mapping);
+  return open_in_place(data, size, std::move(display_name), mapping, allow_libhdf5, mapping, unread);
 }
 
 H5File H5File::open_image(const void* data, size_t size, std::string display_name,
-                          std::shared_ptr<const void> keepalive, bool allow_libhdf5) {
-  return open_in_place(data, size, std::move(display_name), std::move(keepalive), allow_libhdf5, nullptr);
+                          std::shared_ptr<const void> keepalive, bool allow_libhdf5,
+                          std::string_view unread) {
+  return open_in_place(data, size, std::move(display_name), std::move(keepalive), allow_libhdf5, nullptr,
+                       unread);
 }
 
 namespace {
 // An image read in place; `mapping` (the image lies in it) lets kerascpp's reader hand out views.
-H5File open_in_place(const void* data, size_t size, std::string display_name, std::shared_ptr<const void> keepalive,
-                     bool allow_libhdf5, FileMapping::Ptr mapping) {
+H5File open_in_place(const void* data, size_t size, std::string display_name,
+                     std::shared_ptr<const void> keepalive, bool allow_libhdf5, FileMapping::Ptr mapping,
+                     std::string_view unread) {
   if (data == nullptr || size == 0)
     KCPP_THROW(IOError, "Unable to open \"", display_name, "\" as an HDF5 file: it is empty");
   std::string unsupported;  // why kerascpp's reader passes the file to libhdf5
-  if (std::shared_ptr<const detail::kh5::File> fast =
-          detail::kh5::File::parse(static_cast<const char*>(data), size, display_name, &unsupported)) {
+  if (std::shared_ptr<const detail::kh5::File> fast = detail::kh5::File::parse(
+          static_cast<const char*>(data), size, display_name, &unsupported, unread)) {
     auto state = std::make_shared<H5FileState>();
     state->keepalive = std::move(keepalive);
     state->name = std::move(display_name);

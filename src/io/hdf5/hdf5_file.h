@@ -129,19 +129,25 @@ class H5Group : public H5Object {
 class H5File {
  public:
   // allow_libhdf5 = false reads the file whole (whatever the driver) with kerascpp's reader alone.
-  static H5File open(const std::string& path, H5Driver driver = H5Driver::automatic, bool allow_libhdf5 = true);
+  // `unread`: a member of the root group that kerascpp's reader neither walks nor lists (a load with
+  // compile=False and the optimizer's group: see kh5::File::parse); libhdf5, which reads on demand,
+  // still lists it where the file goes there.
+  static H5File open(const std::string& path, H5Driver driver = H5Driver::automatic,
+                     bool allow_libhdf5 = true, std::string_view unread = {});
   // The file at `path` as FileMapping::read read it (what open does with a small file): parsed in
   // the bytes, which it keeps.
-  static H5File open(FileMapping::Ptr bytes, const std::string& path, bool allow_libhdf5 = true);
+  static H5File open(FileMapping::Ptr bytes, const std::string& path, bool allow_libhdf5 = true,
+                     std::string_view unread = {});
   // An HDF5 file image in memory, read in place (read-only, no copy). The bytes must stay valid
   // while the file or anything taken from it is alive: pass `keepalive` to tie them to it.
   static H5File open_image(const void* data, size_t size, std::string display_name,
-                           std::shared_ptr<const void> keepalive = {}, bool allow_libhdf5 = true);
+                           std::shared_ptr<const void> keepalive = {}, bool allow_libhdf5 = true,
+                           std::string_view unread = {});
   // An image lying inside a private file mapping (a .keras archive's stored member) or a file read
   // into memory (FileMapping::read), which it keeps alive: its datasets can be views (H5Dataset::view)
   // when the mapping is writable, and large ones are read with FileMapping::copy.
   static H5File open_mapped(const char* data, size_t size, std::string display_name, FileMapping::Ptr mapping,
-                            bool allow_libhdf5 = true);
+                            bool allow_libhdf5 = true, std::string_view unread = {});
 
   H5Group root() const { return root_; }
   const std::string& name() const { return root_.file_name(); }

@@ -218,6 +218,7 @@ struct Walker {
   std::string outside;       // the first construct found outside the subset ("" if none)
 
   bool skipped = false;       // the object being parsed has a message outside the subset
+  std::string_view unread;    // a member of the root group not walked (File::parse)
 
   template <typename... Args>
   void note(const Args&... args) {
@@ -446,6 +447,7 @@ struct Walker {
         continue;
       }
       if (cache > 2) damaged("unknown symbol table cache type ", cache);
+      if (current == 0 && s == unread) continue;
       out->emplace_back(s, object_at(e.u64(8, "symbol table entry"), s));
     }
   }
@@ -465,10 +467,11 @@ struct Walker {
 }  // namespace
 
 std::unique_ptr<const File> File::parse(const char* data, size_t size, const std::string& name,
-                                        std::string* why) {
+                                        std::string* why, std::string_view unread) {
   auto f = std::make_unique<File>();
   f->data_ = data;
   Walker w;
+  w.unread = unread;
   w.objects = &f->objects_;
   f->objects_.reserve(std::min<size_t>(size / 512 + 8, 1 << 14));
   try {

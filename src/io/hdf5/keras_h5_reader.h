@@ -90,9 +90,11 @@ struct HeapCache {
 class File {
  public:
   // nullptr with *why set when the file is valid HDF5 outside the subset (or not HDF5 at all:
-  // libhdf5 then says so); IOError naming `name` when it is damaged or truncated.
+  // libhdf5 then says so); IOError naming `name` when it is damaged or truncated. `unread`: a member
+  // of the root group left out of the walk, as if the file had none (a load with compile=False and
+  // the optimizer's part of the file: about half of a small model's objects).
   static std::unique_ptr<const File> parse(const char* data, size_t size, const std::string& name,
-                                           std::string* why);
+                                           std::string* why, std::string_view unread = {});
 
   const Object& root() const { return objects_[0]; }
   // What `rel` ('/'-separated, may start at the root with '/') names under `from`, or nullptr when

@@ -118,6 +118,31 @@ TEST(KerasH5Reader, FilesReadWholeUseIt) {
   EXPECT_EQ(types.root().attr_string("str_utf8"), "h\xc3\xa9llo");
 }
 
+// An unread member of the root group (the optimizer's, on a load with compile=False) is neither
+// walked nor listed; the rest of the file reads as before. A member of that name deeper down is read.
+TEST(KerasH5Reader, AnUnreadRootMemberIsNeitherWalkedNorListed) {
+  ZipArchive zip =
+      ZipArchive::open(std::string(KCPP_SOURCE_DIR) + "/tests/fixtures/seed_mlp_2x10/keras3/model.keras");
+  ZipMember m = zip.member("model.weights.h5");
+  H5File all = H5File::open_image(m.data, m.size, "w.h5");
+  H5File part = H5File::open_image(m.data, m.size, "w.h5", {}, true, "optimizer");
+  EXPECT_EQ(part.backend(), "keras-subset");
+  ASSERT_TRUE(all.root().has("optimizer"));
+  EXPECT_FALSE(part.root().has("optimizer"));
+  std::vector<std::string> members = all.root().members();
+  members.erase(std::find(members.begin(), members.end(), "optimizer"));
+  EXPECT_EQ(part.root().members(), members);
+  for (const char* kept : {"layers", "vars"}) {
+    std::string a, b;
+    dump(all.root().group(kept), &a);
+    dump(part.root().group(kept), &b);
+    EXPECT_EQ(a, b) << kept;
+  }
+  H5File deeper = H5File::open_image(m.data, m.size, "w.h5", {}, true, "vars");  // optimizer/vars stays
+  EXPECT_FALSE(deeper.root().has("vars"));
+  EXPECT_TRUE(deeper.root().group("optimizer").has("vars"));
+}
+
 TEST(KerasH5Reader, AllowLibhdf5FalseKeepsLibhdf5Out) {
   // Valid HDF5 outside the subset (gzip, a soft link, big-endian data): refused, naming what and why.
   for (H5Driver driver : {H5Driver::automatic, H5Driver::on_demand, H5Driver::sec2}) {
