@@ -34,8 +34,8 @@
 // plan hands a step its states and they hold the final ones after the call.
 //
 //   std::string why;
-//   auto plan = InferencePlan::compile(graph, &why);   // null: "layer 'embedding' (Embedding) is not
-//   planned" if (plan && plan->takes(inputs, ctx)) outputs = plan->run(inputs);
+//   auto plan = InferencePlan::compile(graph, &why);  // null: why names the layer not planned
+//   if (plan && plan->takes(inputs, ctx)) outputs = plan->run(inputs);
 #pragma once
 
 #include <atomic>

@@ -177,6 +177,10 @@ H5File open_in_place(const void* data, size_t size, std::string display_name,
     KCPP_THROW(IOError, "Unable to open \"", display_name, "\" as an HDF5 file: it has ", unsupported,
                ", outside the HDF5 subset that kerascpp reads itself, and libhdf5 is not allowed to read it "
                "(LoadLimits::allow_libhdf5 is false)");
+  // Before libhdf5 sees the file, every part kerascpp's reader understands is checked: the unread
+  // member's too (an IOError if it is damaged).
+  if (!unread.empty())
+    (void)detail::kh5::File::parse(static_cast<const char*>(data), size, display_name, &unsupported);
   return detail::open_image_libhdf5(data, size, std::move(display_name), std::move(keepalive));
 }
 }  // namespace

@@ -363,13 +363,14 @@ void run_blocks16(const float* a, const float* b, const float* bias, bool relu, 
 // block of kKC, then + c of the k blocks before, + bias, relu): the same bits. bench_native, batch 1,
 // Intel Xeon, on the AVX-512, AVX2 and baseline sets: Dense 64x256 1.04 -> 0.91 us (baseline 1.82 ->
 // 1.3), 256x256 4.0 -> 2.6 us, 1024x1024 357 -> 138 us; ResNet50's 2048x1000 classifier from 2% of
-// a call to 1.1%. Below 64 KB (Dense(64) x 64, or fewer than 16 columns) block<1> keeps its
-// accumulators in registers and is faster with AVX2.
+// a call to 1.1%. Below 64 KB (Dense(64) x 64), or with fewer columns than one register block,
+// block<1> keeps its accumulators in registers (faster with AVX2 at 64 x 64).
 constexpr int64_t kSlab = 1024;
 constexpr int64_t kStreamFloats = int64_t{1} << 14;  // 64 KB of b
 
-void row_stream(const float* a, const float* b, const float* bias, bool relu, float* c, int64_t n,
-                int64_t k) {
+// Not inlined: its 4 KB of accumulators stay off the frames of the small calls (as run_packed's panel).
+__attribute__((noinline)) void row_stream(const float* a, const float* b, const float* bias, bool relu,
+                                          float* c, int64_t n, int64_t k) {
   alignas(64) float acc[kSlab];
   for (int64_t j0 = 0; j0 < n; j0 += kSlab) {
     const int64_t w = std::min(kSlab, n - j0), wv = w / kV * kV;
@@ -468,7 +469,7 @@ void matmul_small_bias(const float* a, const float* b, const float* bias, bool r
 #if defined(__AVX512F__)
   if (m == 1 && n <= 16 && k <= kKC) return row16(a, b, bias, relu, c, n, k);  // k in one block, as block's
 #endif
-  if (m == 1 && n * k >= kStreamFloats) return row_stream(a, b, bias, relu, c, n, k);
+  if (m == 1 && n >= kNB && n * k >= kStreamFloats) return row_stream(a, b, bias, relu, c, n, k);
   run_blocks(a, b, bias, relu, c, m, n, k, nullptr);
 }
 

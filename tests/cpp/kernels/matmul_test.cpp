@@ -147,7 +147,8 @@ TEST(Matmul, OneRowAgainstABigKernelIsBitIdenticalToTheSameRowInABatch) {
     int64_t n, k;
   };
   for (const IsaKernels* set : runnable_isa_kernels())
-    for (const Size& s : {Size{1000, 300}, Size{1030, 257}, Size{2053, 130}, Size{262144, 1}})
+    for (const Size& s : {Size{1000, 300}, Size{1030, 257}, Size{2053, 130}, Size{262144, 1}, Size{16, 1100},
+                          Size{10, 2000}})  // the last: fewer columns than a register block, not streamed
       for (bool relu : {false, true}) {
         const int64_t m = 7;
         auto a = test::random_floats(g, m * s.k), b = test::random_floats(g, s.k * s.n),
