@@ -35,18 +35,6 @@ struct InferencePlan::Workspace {
 
 InferencePlan::~InferencePlan() { delete spare_.load(); }
 
-namespace {
-// The bytes of a layer's weights, its sublayers' included (count_params() without building the list).
-size_t weight_bytes(const Layer& layer) {
-  size_t n = 0;
-  for (const VariablePtr& v : layer.own_variables())
-    n += static_cast<size_t>(shape_size(v->shape())) * sizeof(float);
-  for (const Layer* sub : layer.sublayers())
-    if (sub) n += weight_bytes(*sub);
-  return n;
-}
-}  // namespace
-
 std::unique_ptr<InferencePlan> InferencePlan::compile(const Functional& g, std::string* why) {
   const char* env = std::getenv("KERASCPP_PLAN");
   if (env && (std::strcmp(env, "0") == 0 || std::strcmp(env, "off") == 0)) {
@@ -152,7 +140,8 @@ std::unique_ptr<InferencePlan> InferencePlan::compile(const Functional& g, std::
     plan->outputs_.push_back(it->second);
   }
   plan->place();
-  plan->chunk_bytes_ = std::clamp(weight_bytes(g), kChunkBytes, kMaxChunkBytes);
+  const auto weight_bytes = static_cast<size_t>(g.count_params()) * sizeof(float);
+  plan->chunk_bytes_ = std::clamp(weight_bytes, kChunkBytes, kMaxChunkBytes);
   return plan;
 }
 
