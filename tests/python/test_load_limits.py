@@ -216,3 +216,24 @@ def test_allow_libhdf5_false_keeps_libhdf5_out(tmp_path):
         keras.models.load_model(archive, allow_libhdf5=False)
     with pytest.raises(TypeError, match=r"allow_libhdf5=...\): expected True or False"):
         keras.models.load_model(legacy, allow_libhdf5=0)
+
+
+# A file that goes to libhdf5 (gzip weights) has every part kerascpp's reader understands checked
+# first, the optimizer's group too, although a load with compile=False reads nothing there: damage
+# in it is an IOError naming it, not something libhdf5 is handed.
+def test_a_file_for_libhdf5_has_its_unread_optimizer_group_checked(tmp_path):
+    import numpy as np
+    x = np.linspace(-1, 1, 32, dtype="float32").reshape(4, 8)
+    src = os.path.join(MLP, "keras3", "model.h5")
+    want = keras.models.load_model(src).predict(x, verbose=0)
+    path = str(tmp_path / "gzip_weights.h5")
+    copy_h5_gzip_under(src, path, "model_weights")
+    np.testing.assert_array_equal(keras.models.load_model(path, compile=False).predict(x, verbose=0), want)
+    with h5py.File(path, "r") as f:
+        addr = h5py.h5o.get_info(f["optimizer_weights"].id).addr
+    with open(path, "r+b") as f:
+        f.seek(addr)
+        f.write(b"\x07")  # the object header's version
+    with pytest.raises(OSError, match=r"gzip_weights.h5\" as an HDF5 file: damaged at \"optimizer_weights\": "
+                                      r"not an object header \(version 7\)"):
+        keras.models.load_model(path, compile=False)
