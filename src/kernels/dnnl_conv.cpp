@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "kernels/conv.h"
+#include "kerascpp/tensor.h"
 #include "kerascpp/threading.h"
 
 namespace kerascpp::kernels {
@@ -230,7 +231,11 @@ class DnnlConvPlan {
  public:
   dnnl::primitive prim;
   memory::desc src, dst, scratch;
-  memory weights, bias;  // owned copies in the primitive's layout
+  // The weights' bytes, from Storage::allocate: transparent huge pages for the big ones where the
+  // system allows them, so that streaming ResNet50's 100 MB of weights per image takes fewer TLB
+  // misses (batch 1: about 2 % faster on an Intel Xeon than oneDNN's own allocation).
+  std::shared_ptr<Storage> weight_bytes;
+  memory weights, bias;  // copies in the primitive's layout (the weights in weight_bytes)
   bool has_bias = false;
   std::unordered_map<int, memory> fixed_args;  // the weights and bias, for every call
   int threads = 1;  // made and run with these (threads_for)
@@ -290,7 +295,8 @@ std::shared_ptr<const DnnlConvPlan> dnnl_conv_plan(const ConvGeometry& g, const 
     }
     dnnl::stream s(eng);
     memory user(user_w, eng, const_cast<float*>(kernel));
-    plan->weights = memory(wanted_w, eng);
+    plan->weight_bytes = Storage::allocate(wanted_w.get_size());
+    plan->weights = memory(wanted_w, eng, plan->weight_bytes->data());
     dnnl::reorder(user, plan->weights).execute(s, user, plan->weights);
     if (bias) {
       plan->has_bias = true;
