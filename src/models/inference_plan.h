@@ -23,9 +23,10 @@
 // a warm call allocates only its output tensors (none through run_into, Model::call_into). The arithmetic is
 // the interpreter's, kernel for kernel (Functional::call_graph), so results are bit-identical to the
 // interpreter called on the same rows (for a call run in chunks: on each chunk's rows, as kernels such as
-// matmul choose their algorithm by the number of rows), on every thread, except where a step runs the layers
-// after it inside its kernel (a BatchNormalization folded into a convolution's weights, a residual Add and
-// relu as oneDNN post-ops): then exact() is false and results move by round-off.
+// matmul choose their algorithm by the number of rows), on every thread, except where a step runs
+// several layers in one kernel (a BatchNormalization folded into a convolution's weights, a residual Add
+// and relu as oneDNN post-ops, a ZeroPadding as the following convolution's own padding): then exact()
+// is false and results move by round-off.
 //
 // A graph is planned only when every call in it is one the plan takes (plan_steps.cpp lists them) and
 // nothing in it depends on the call (fixed training=, masks, options); why one is not is kept. A graph
@@ -73,6 +74,12 @@ class PlanStep {
   // are then that value, then its own.
   virtual bool absorb(const Layer& /*next*/) { return false; }
   virtual bool absorb_add(float /*scale*/) { return false; }
+  // A step that runs this one and `next` (the only reader of this step's output, whose output has
+  // the shape `output`) as one kernel, to replace this one; null when there is none. A ZeroPadding
+  // before a convolution: the convolution pads its input itself, and the padded copy is never made.
+  virtual std::unique_ptr<PlanStep> merge_next(const Layer& /*next*/, const Shape& /*output*/) const {
+    return nullptr;
+  }
 
   // A stateful recurrent layer's step: the layer whose states the caller's RnnStates keep (else
   // null), their widths per row, and the run that starts from them and leaves the final ones there

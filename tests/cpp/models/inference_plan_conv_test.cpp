@@ -95,9 +95,10 @@ TEST(InferencePlanConv, AResNetBlockRunsAsOneKernelPerConvolution) {
   Model m = resnet_like();
   const models::InferencePlan* plan = graph_of(m).inference_plan();
   ASSERT_NE(plan, nullptr) << graph_of(m).why_not_planned();
-  // 7 convolutions take in 7 BatchNormalizations, the 4 relus after them and 2 Adds with their relus.
-  EXPECT_EQ(plan->fused(), 7u + 4u + 2u + 2u);
-  EXPECT_EQ(plan->steps(), 2u + 7u + 1u + 1u + 1u);  // 2 paddings, 7 convolutions, pooling, GAP, Dense
+  // 7 convolutions take in 7 BatchNormalizations, the 4 relus after them and 2 Adds with their relus;
+  // conv1 pads its input itself.
+  EXPECT_EQ(plan->fused(), 7u + 4u + 2u + 2u + 1u);
+  EXPECT_EQ(plan->steps(), 1u + 7u + 1u + 1u + 1u);  // pool_pad, 7 convolutions, pooling, GAP, Dense
   EXPECT_FALSE(plan->exact());
   expect_plan_matches_graph(m);
   // New weights and statistics (assign() bumps their versions) are folded again at the next call.
@@ -160,6 +161,80 @@ TEST(InferencePlanConv, UnfusedStepsAreBitIdenticalToTheInterpreter) {
     perturb_weights(m, 0.2f);
     ASSERT_NE(graph_of(m).inference_plan(), nullptr) << graph_of(m).why_not_planned();
     EXPECT_TRUE(graph_of(m).inference_plan()->exact());
+    expect_plan_matches_graph(m);
+  }
+}
+
+// A ZeroPadding read by a convolution alone is that convolution's own padding (MobileNetV2 pads before
+// each strided depthwise convolution): the padded copy is never made, and the results move by round-off
+// at most (oneDNN may run another algorithm on the smaller input).
+TEST(InferencePlanConv, AZeroPaddingBeforeAConvolutionIsItsOwnPadding) {
+  {
+    auto x = Input({9, 9, 4}, {{"name", "x"}});
+    auto h = layers::ZeroPadding2D(
+        {{"padding", Json::array({Json::array({0, 1}), Json::array({0, 1})})}, {"name", "zp1"}})(x);
+    h = layers::DepthwiseConv2D({{"kernel_size", 3}, {"strides", 2}, {"name", "dw"}})(h);
+    h = layers::ReLU({{"max_value", 6.0}, {"name", "r6"}})(layers::BatchNormalization({{"name", "bn"}})(h));
+    h = layers::ZeroPadding2D(
+        {{"padding", Json::array({Json::array({1, 2}), Json::array({3, 0})})}, {"name", "zp2"}})(h);
+    h = layers::Conv2D(
+        {{"filters", 3}, {"kernel_size", 3}, {"strides", 2}, {"padding", "same"}, {"name", "c"}})(h);
+    Model m({x}, {h});
+    perturb_weights(m, 0.3f);
+    const models::InferencePlan* plan = graph_of(m).inference_plan();
+    ASSERT_NE(plan, nullptr) << graph_of(m).why_not_planned();
+    EXPECT_EQ(plan->steps(), 2u);
+    EXPECT_EQ(plan->fused(), 2u + 2u);  // the paddings, and bn and r6 into dw
+    EXPECT_EQ(m.output_shapes()[0], (Shape{-1, 4, 4, 3}));
+    expect_plan_matches_graph(m);
+  }
+  {  // Conv1D (causal), Conv3D and channels_first, each after its padding
+    auto x = Input({12, 3}, {{"name", "x"}});
+    auto h = layers::ZeroPadding1D({{"padding", Json::array({2, 1})}, {"name", "zp"}})(x);
+    h = layers::Conv1D(
+        {{"filters", 4}, {"kernel_size", 3}, {"padding", "causal"}, {"dilation_rate", 2}, {"name", "c1"}})(h);
+    Model m({x}, {h});
+    perturb_weights(m, 0.2f);
+    ASSERT_NE(graph_of(m).inference_plan(), nullptr) << graph_of(m).why_not_planned();
+    EXPECT_EQ(graph_of(m).inference_plan()->steps(), 1u);
+    expect_plan_matches_graph(m);
+  }
+  {
+    auto x = Input({4, 5, 6, 2}, {{"name", "x"}});
+    auto h = layers::ZeroPadding3D({{"padding", Json::array({1, 0, 2})}, {"name", "zp3"}})(x);
+    Model m({x}, {layers::Conv3D({{"filters", 3}, {"kernel_size", 2}, {"strides", 2}, {"name", "c3"}})(h)});
+    perturb_weights(m, 0.2f);
+    ASSERT_NE(graph_of(m).inference_plan(), nullptr) << graph_of(m).why_not_planned();
+    EXPECT_EQ(graph_of(m).inference_plan()->steps(), 1u);
+    expect_plan_matches_graph(m);
+  }
+  {
+    auto x = Input({3, 6, 7}, {{"name", "x"}});
+    auto h = layers::ZeroPadding2D(
+        {{"padding", Json::array({1, 2})}, {"data_format", "channels_first"}, {"name", "zp"}})(x);
+    h = layers::Conv2D(
+        {{"filters", 5}, {"kernel_size", 3}, {"data_format", "channels_first"}, {"name", "cf"}})(h);
+    Model m({x}, {h});
+    perturb_weights(m, 0.2f);
+    ASSERT_NE(graph_of(m).inference_plan(), nullptr) << graph_of(m).why_not_planned();
+    EXPECT_EQ(graph_of(m).inference_plan()->steps(), 1u);
+    expect_plan_matches_graph(m);
+  }
+  {  // a padding read twice (by the convolution and as an output) is a step of its own, as is one a
+     // convolution of the other data format reads (it pads the channels)
+    auto x = Input({6, 6, 5}, {{"name", "x"}});
+    auto p = layers::ZeroPadding2D({{"padding", 1}, {"name", "zp"}})(x);
+    auto c = layers::Conv2D({{"filters", 3}, {"kernel_size", 3}, {"name", "c"}})(p);
+    auto q = layers::ZeroPadding2D({{"padding", 1}, {"name", "zq"}})(x);
+    auto cf = layers::Conv2D(
+        {{"filters", 3}, {"kernel_size", 3}, {"data_format", "channels_first"}, {"name", "cf"}})(q);
+    Model m({x}, {c, p, cf});
+    perturb_weights(m, 0.2f);
+    const models::InferencePlan* plan = graph_of(m).inference_plan();
+    ASSERT_NE(plan, nullptr) << graph_of(m).why_not_planned();
+    EXPECT_EQ(plan->steps(), 4u);
+    EXPECT_EQ(plan->fused(), 0u);
+    EXPECT_TRUE(plan->exact());
     expect_plan_matches_graph(m);
   }
 }
