@@ -6,8 +6,9 @@
 // folded into its kernel and bias, an Add of an earlier value runs as oneDNN's sum post-op, a relu
 // (ReLU, Activation("relu"), relu6) as a clip post-op, and InceptionResNetV2's CustomScaleLayer as its
 // scale folded into the weights and a sum post-op; results then move by round-off (exact() false).
-// A ZeroPadding that only a convolution reads merges with it (merge_next): the convolution adds the
-// zeros itself, and the padded copy (MobileNetV2: 7.7 MB per image, 9% of its batch-1 call) is never made.
+// A ZeroPadding that only a convolution (or a MaxPooling with padding "valid") reads merges with it
+// (merge_next): that layer adds the zeros itself, and the padded copy (MobileNetV2: 7.7 MB per image,
+// 9% of its batch-1 call) is never made.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -70,6 +71,20 @@ std::string geometry_str(const Shape& x, int64_t rows) {
 }
 
 using Pads = std::vector<std::pair<int64_t, int64_t>>;  // zeros before and after, per axis
+
+// A convolution's or pooling's geometry made for an input with `padding` (per axis of it, on spatial
+// axes only), made for the input without it: the kernel's own zero padding takes it instead.
+template <typename Geometry>
+void unpad(Geometry& g, const Pads& padding, bool channels_first) {
+  if (padding.empty()) return;
+  for (int i = 0; i < g.spatial; ++i) {
+    const auto& [before, after] = padding[(channels_first ? 2 : 1) + i];
+    const int d = 3 - g.spatial + i;
+    g.in[d] -= before + after;
+    g.pad_l[d] += before;
+    g.pad_r[d] += after;
+  }
+}
 
 // A convolution (Conv1D-3D, DepthwiseConv1D/2D) with its bias, then what it absorbed, in order. x: the
 // input as the layer sees it; `padding`: the zeros a ZeroPadding before it added to x (per axis of x,
@@ -174,23 +189,11 @@ class ConvStep : public PlanStep {
 
   bool folds() const { return bn_ || out_scale_ != 1.f; }
 
-  // The geometry on the step's input: x_ less padding_, which the convolution's own zero padding takes.
-  void unpad(kernels::ConvGeometry& g) const {
-    if (padding_.empty()) return;
-    for (int i = 0; i < g.spatial; ++i) {
-      const auto& [before, after] = padding_[(parts_.options.channels_first ? 2 : 1) + i];
-      const int d = 3 - g.spatial + i;
-      g.in[d] -= before + after;
-      g.pad_l[d] += before;
-      g.pad_r[d] += after;
-    }
-  }
-
   std::shared_ptr<const Prepared> prepared(int64_t rows) const {
     return made_.get(rows, folded_version(parts_.kernel, parts_.bias, bn_), [&] {
       auto p = std::make_shared<Prepared>();
       p->g = ops::conv_geometry(x_, parts_.kernel_shape, parts_.options, rows);
-      unpad(p->g);
+      unpad(p->g, padding_, parts_.options.channels_first);
       if (folds()) p->folded = fold_weights(parts_.kernel, parts_.bias, bn_, out_scale_, channels_);
       std::vector<kernels::ConvPostOp> ops;
       for (const PostOp& op : post_) ops.push_back({op.sum, op.lo, op.hi});
@@ -216,23 +219,56 @@ class ConvStep : public PlanStep {
   PerRows<Prepared> made_;
 };
 
-// Max- and AveragePooling (ops::pool's kernels).
+// Max- and AveragePooling (ops::pool's kernels). x: the input as the layer sees it; `padding`: for a
+// MaxPooling with padding "valid", the zeros a ZeroPadding before it added to x (per axis of x, on
+// spatial axes only), which the step's input lacks. The kernels never count padded cells, but Keras
+// pads and then pools, so the zeros count: an output whose window overlaps them is raised to 0 after.
 class PoolStep : public PlanStep {
  public:
-  PoolStep(const layers::PoolParts& p, const Shape& x) : p_(p), x_(x) {}
+  PoolStep(const layers::PoolParts& p, const Shape& x, const Pads& padding = {})
+      : p_(p), x_(x), padding_(padding) {
+    if (padding_.empty()) return;
+    kernels::PoolGeometry g = geometry(1);
+    for (int d = 0; d < 3; ++d)
+      for (int64_t o = 0; o < g.out[d]; ++o) {
+        const int64_t start = o * g.stride[d] - g.pad_l[d];
+        overlaps_[d].push_back(start < 0 || start + g.k[d] > g.in[d]);
+      }
+  }
   void run(const float* const* in, float* out, int64_t rows, float* scratch) const override {
     const std::shared_ptr<const Prepared> p = prepared(rows);
     if (p->dnnl)
       kernels::dnnl_pool_run(*p->dnnl, in[0], out, scratch);
     else
       kernels::ref::pool(p->g, in[0], out);
+    if (!padding_.empty()) raise_to_zero(p->g, out);
   }
   int64_t scratch_floats(int64_t rows) const override {
     const std::shared_ptr<const Prepared> p = prepared(rows);
     return p->dnnl ? static_cast<int64_t>((kernels::dnnl_scratch_bytes(*p->dnnl) + 3) / 4) : 0;
   }
+  // The maximum is exact, but a NaN or -0 in a window may come out otherwise than from the padded copy.
+  bool exact() const override { return padding_.empty(); }
 
  private:
+  kernels::PoolGeometry geometry(int64_t rows) const {
+    kernels::PoolGeometry g =
+        ops::pool_geometry(x_, p_.mode, p_.pool_size, p_.strides, p_.padding, p_.channels_first, rows);
+    unpad(g, padding_, p_.channels_first);
+    return g;
+  }
+  // Each output whose window overlaps the padding: max(its value, 0), a NaN kept.
+  void raise_to_zero(const kernels::PoolGeometry& g, float* out) const {
+    const int64_t c = g.c, inner = p_.channels_first ? 1 : c, planes = p_.channels_first ? g.n * c : g.n;
+    float* y = out;
+    for (int64_t plane = 0; plane < planes; ++plane)
+      for (int64_t od = 0; od < g.out[0]; ++od)
+        for (int64_t oh = 0; oh < g.out[1]; ++oh)
+          for (int64_t ow = 0; ow < g.out[2]; ++ow, y += inner)
+            if (overlaps_[0][od] || overlaps_[1][oh] || overlaps_[2][ow])
+              for (int64_t j = 0; j < inner; ++j) y[j] = y[j] < 0.f ? 0.f : y[j];
+  }
+
   struct Prepared {
     kernels::PoolGeometry g;
     std::shared_ptr<const kernels::DnnlPoolPlan> dnnl;
@@ -240,7 +276,7 @@ class PoolStep : public PlanStep {
   std::shared_ptr<const Prepared> prepared(int64_t rows) const {
     return made_.get(rows, 0, [&] {
       auto p = std::make_shared<Prepared>();
-      p->g = ops::pool_geometry(x_, p_.mode, p_.pool_size, p_.strides, p_.padding, p_.channels_first, rows);
+      p->g = geometry(rows);
       std::string why_not;
       p->dnnl = kernels::dnnl_pool_plan(p->g, &why_not);
       if (kernels::dispatch_verbose())
@@ -250,6 +286,8 @@ class PoolStep : public PlanStep {
   }
   layers::PoolParts p_;
   Shape x_;
+  Pads padding_;
+  std::vector<bool> overlaps_[3];  // per output index along d, h, w: whether its window overlaps padding_
   PerRows<Prepared> made_;
 };
 
@@ -268,8 +306,8 @@ class GlobalPoolStep : public PlanStep {
   int64_t outer_per_row_, axis_, inner_;
 };
 
-// ZeroPadding (ops::pad's kernel), or, followed by a convolution, that convolution padding its input
-// itself (merge_next).
+// ZeroPadding (ops::pad's kernel), or, followed by a convolution or a MaxPooling with padding "valid",
+// that layer padding its input itself (merge_next).
 class PadStep : public PlanStep {
  public:
   static constexpr size_t kMaxRank = 5;  // ZeroPadding3D's input
@@ -279,12 +317,24 @@ class PadStep : public PlanStep {
   std::unique_ptr<PlanStep> merge_next(const Layer& next, const Shape& output) const override {
     Shape padded = shape_;
     for (size_t a = 1; a < padded.size(); ++a) padded[a] += before_[a] + after_[a];
+    const size_t rank = padded.size();
+    // Whether the padding is on the spatial axes alone of a layer with this data format.
+    auto spatial_only = [&](bool channels_first) {
+      const size_t first = channels_first ? 2 : 1;
+      for (size_t a = 0; a < rank; ++a)
+        if ((a < first || a >= first + rank - 2) && (before_[a] != 0 || after_[a] != 0)) return false;
+      return true;
+    };
     layers::ConvParts conv;
-    if (!layers::conv_parts(next, padded, &conv) || conv.kernel_shape.size() != padded.size()) return nullptr;
-    const size_t first = conv.options.channels_first ? 2 : 1, rank = padded.size();
-    for (size_t a = 0; a < rank; ++a)  // the batch and channels stay as they are
-      if ((a < first || a >= first + rank - 2) && (before_[a] != 0 || after_[a] != 0)) return nullptr;
-    return std::make_unique<ConvStep>(conv, padded, output, pads_);
+    if (layers::conv_parts(next, padded, &conv) && conv.kernel_shape.size() == rank &&
+        spatial_only(conv.options.channels_first))
+      return std::make_unique<ConvStep>(conv, padded, output, pads_);
+    layers::PoolParts pool;  // ResNet's pool1_pad and pool1_pool
+    if (layers::pool_parts(next, &pool) && pool.mode == ops::PoolMode::max &&
+        pool.padding == ops::Padding::valid && pool.pool_size.size() + 2 == rank &&
+        spatial_only(pool.channels_first))
+      return std::make_unique<PoolStep>(pool, padded, pads_);
+    return nullptr;
   }
   void run(const float* const* in, float* out, int64_t rows, float*) const override {
     int64_t shape[kMaxRank];

@@ -96,9 +96,9 @@ TEST(InferencePlanConv, AResNetBlockRunsAsOneKernelPerConvolution) {
   const models::InferencePlan* plan = graph_of(m).inference_plan();
   ASSERT_NE(plan, nullptr) << graph_of(m).why_not_planned();
   // 7 convolutions take in 7 BatchNormalizations, the 4 relus after them and 2 Adds with their relus;
-  // conv1 pads its input itself.
-  EXPECT_EQ(plan->fused(), 7u + 4u + 2u + 2u + 1u);
-  EXPECT_EQ(plan->steps(), 1u + 7u + 1u + 1u + 1u);  // pool_pad, 7 convolutions, pooling, GAP, Dense
+  // conv1 and the pooling pad their inputs themselves.
+  EXPECT_EQ(plan->fused(), 7u + 4u + 2u + 2u + 2u);
+  EXPECT_EQ(plan->steps(), 7u + 1u + 1u + 1u);  // 7 convolutions, pooling, GAP, Dense
   EXPECT_FALSE(plan->exact());
   expect_plan_matches_graph(m);
   // New weights and statistics (assign() bumps their versions) are folded again at the next call.
@@ -133,7 +133,8 @@ TEST(InferencePlanConv, UnfusedStepsAreBitIdenticalToTheInterpreter) {
     auto h = layers::Conv1D({{"filters", 4}, {"kernel_size", 3}, {"padding", "causal"}, {"dilation_rate", 2},
                              {"activation", "sigmoid"}, {"name", "c1"}})(x);
     h = layers::BatchNormalization({{"name", "bn"}})(h);
-    h = layers::MaxPooling1D({{"pool_size", 2}, {"name", "mp"}})(layers::ZeroPadding1D({{"padding", 1}, {"name", "zp"}})(h));
+    h = layers::ZeroPadding1D({{"padding", 1}, {"name", "zp"}})(
+        layers::MaxPooling1D({{"pool_size", 2}, {"name", "mp"}})(h));
     Model m({x}, {layers::GlobalAveragePooling1D({{"name", "gap"}})(h), h});
     perturb_weights(m, 0.2f);
     ASSERT_NE(graph_of(m).inference_plan(), nullptr) << graph_of(m).why_not_planned();
@@ -157,7 +158,7 @@ TEST(InferencePlanConv, UnfusedStepsAreBitIdenticalToTheInterpreter) {
     auto x = Input({4, 5, 6, 2}, {{"name", "x"}});
     auto h = layers::Conv3D({{"filters", 3}, {"kernel_size", 2}, {"padding", "same"}, {"name", "c3"}})(x);
     h = layers::ZeroPadding3D({{"padding", 1}, {"name", "zp3"}})(h);
-    Model m({x}, {layers::MaxPooling3D({{"pool_size", 2}, {"name", "mp3"}})(h)});
+    Model m({x}, {layers::MaxPooling3D({{"pool_size", 2}, {"name", "mp3"}})(h), h});  // zp3 read twice
     perturb_weights(m, 0.2f);
     ASSERT_NE(graph_of(m).inference_plan(), nullptr) << graph_of(m).why_not_planned();
     EXPECT_TRUE(graph_of(m).inference_plan()->exact());
@@ -166,9 +167,10 @@ TEST(InferencePlanConv, UnfusedStepsAreBitIdenticalToTheInterpreter) {
 }
 
 // A ZeroPadding read by a convolution alone is that convolution's own padding (MobileNetV2 pads before
-// each strided depthwise convolution): the padded copy is never made, and the results move by round-off
-// at most (oneDNN may run another algorithm on the smaller input).
-TEST(InferencePlanConv, AZeroPaddingBeforeAConvolutionIsItsOwnPadding) {
+// each strided depthwise convolution), and one read by a MaxPooling alone (ResNet's pool1_pad) that
+// pooling's: the padded copy is never made, and the results move by round-off at most (oneDNN may run
+// another algorithm on the smaller input).
+TEST(InferencePlanConv, AZeroPaddingBeforeAConvolutionOrMaxPoolingIsItsOwnPadding) {
   {
     auto x = Input({9, 9, 4}, {{"name", "x"}});
     auto h = layers::ZeroPadding2D(
@@ -186,6 +188,15 @@ TEST(InferencePlanConv, AZeroPaddingBeforeAConvolutionIsItsOwnPadding) {
     EXPECT_EQ(plan->steps(), 2u);
     EXPECT_EQ(plan->fused(), 2u + 2u);  // the paddings, and bn and r6 into dw
     EXPECT_EQ(m.output_shapes()[0], (Shape{-1, 4, 4, 3}));
+    expect_plan_matches_graph(m);
+  }
+  {  // padding wider than the kernel: the outputs it alone covers are the bias
+    auto x = Input({5, 4, 2}, {{"name", "x"}});
+    auto h = layers::ZeroPadding2D({{"padding", 3}, {"name", "zp"}})(x);
+    Model m({x}, {layers::Conv2D({{"filters", 3}, {"kernel_size", 2}, {"name", "c"}})(h)});
+    perturb_weights(m, 0.2f);
+    ASSERT_NE(graph_of(m).inference_plan(), nullptr) << graph_of(m).why_not_planned();
+    EXPECT_EQ(graph_of(m).inference_plan()->steps(), 1u);
     expect_plan_matches_graph(m);
   }
   {  // Conv1D (causal), Conv3D and channels_first, each after its padding
@@ -218,6 +229,49 @@ TEST(InferencePlanConv, AZeroPaddingBeforeAConvolutionIsItsOwnPadding) {
     perturb_weights(m, 0.2f);
     ASSERT_NE(graph_of(m).inference_plan(), nullptr) << graph_of(m).why_not_planned();
     EXPECT_EQ(graph_of(m).inference_plan()->steps(), 1u);
+    expect_plan_matches_graph(m);
+  }
+  {  // MaxPooling with padding "valid": the padding's zeros count (here for windows of negatives, or
+     // of one sample only), as they do in the padded copy
+    auto x = Input({7, 7, 3}, {{"name", "x"}});
+    auto h = layers::ZeroPadding2D(
+        {{"padding", Json::array({Json::array({2, 1}), Json::array({1, 2})})}, {"name", "zp"}})(x);
+    auto y = Input({3, 6, 5}, {{"name", "y"}});
+    auto p = layers::ZeroPadding2D({{"padding", 2}, {"data_format", "channels_first"}, {"name", "zp_cf"}})(y);
+    auto z = Input({9, 2}, {{"name", "z"}});
+    auto w = Input({6, 2}, {{"name", "w"}});  // windows of padding alone: 0
+    const std::vector<Model> models = {
+        Model({x}, {layers::MaxPooling2D({{"pool_size", 3}, {"strides", 2}, {"name", "mp"}})(h)}),
+        Model({y}, {layers::MaxPooling2D(
+                       {{"pool_size", 3}, {"data_format", "channels_first"}, {"name", "mp_cf"}})(p)}),
+        Model({z}, {layers::MaxPooling1D({{"pool_size", 2}, {"name", "mp1"}})(
+                       layers::ZeroPadding1D({{"padding", 1}, {"name", "zp1"}})(z))}),
+        Model({w}, {layers::MaxPooling1D({{"pool_size", 2}, {"name", "mp_wide"}})(
+                       layers::ZeroPadding1D({{"padding", Json::array({4, 3})}, {"name", "zp_wide"}})(w))})};
+    for (const Model& m : models) {
+      SCOPED_TRACE(m.layers().back()->name());
+      const models::InferencePlan* plan = graph_of(m).inference_plan();
+      ASSERT_NE(plan, nullptr) << graph_of(m).why_not_planned();
+      EXPECT_EQ(plan->steps(), 1u);
+      EXPECT_FALSE(plan->exact());
+      expect_plan_matches_graph(m);
+      const Tensor want = graph_of(m).call_graph(inputs_for(m, 2), CallContext{})[0];
+      EXPECT_TRUE(identical(m.predict(inputs_for(m, 2), 2)[0], want));  // a maximum is exact
+      EXPECT_GT(std::count(want.data<float>(), want.data<float>() + want.size(), 0.f), 0);
+    }
+  }
+  {  // AveragePooling, and MaxPooling with padding "same" (whose own padding never counts), keep the
+     // padding as a step of its own
+    auto x = Input({6, 6, 2}, {{"name", "x"}});
+    auto a = layers::AveragePooling2D({{"pool_size", 2}, {"name", "ap"}})(
+        layers::ZeroPadding2D({{"padding", 1}, {"name", "za"}})(x));
+    auto b = layers::MaxPooling2D({{"pool_size", 3}, {"padding", "same"}, {"name", "mp"}})(
+        layers::ZeroPadding2D({{"padding", 1}, {"name", "zb"}})(x));
+    Model m({x}, {a, b});
+    const models::InferencePlan* plan = graph_of(m).inference_plan();
+    ASSERT_NE(plan, nullptr) << graph_of(m).why_not_planned();
+    EXPECT_EQ(plan->steps(), 4u);
+    EXPECT_TRUE(plan->exact());
     expect_plan_matches_graph(m);
   }
   {  // a padding read twice (by the convolution and as an output) is a step of its own, as is one a
