@@ -311,6 +311,9 @@ std::shared_ptr<const DnnlConvPlan> dnnl_conv_plan(const ConvGeometry& g, const 
   } catch (const dnnl::error& e) {
     *why_not = std::string("oneDNN refused: ") + e.what();
     return nullptr;
+  } catch (const std::bad_alloc&) {  // no memory for the weights' copy: the reference kernel needs none
+    *why_not = "no memory for oneDNN's copy of the weights";
+    return nullptr;
   }
 }
 

@@ -145,10 +145,6 @@ std::unique_ptr<InferencePlan> InferencePlan::compile(const Functional& g, std::
   return plan;
 }
 
-// Takes the call of `layer` (node id) on `inputs` into the step that writes its input, when that step
-// can run it inside its kernel: a layer after a step that absorbs it or merges with it (then a step of
-// another kind takes its place), or an Add (or CustomScaleLayer) of a step's output and a value
-// computed before that step. The value the call's output now is, or -1.
 namespace {
 // Whether every dim of `shape` but the batch is known.
 bool known_dims(const Shape& shape) {
@@ -156,6 +152,10 @@ bool known_dims(const Shape& shape) {
 }
 }  // namespace
 
+// Takes the call of `layer` (node id) on `inputs` into the step that writes its input, when that step
+// can run it inside its kernel: a layer after a step that absorbs it or merges with it (then a step of
+// another kind takes its place), or an Add (or CustomScaleLayer) of a step's output and a value
+// computed before that step. The value the call's output now is, or -1.
 template <typename SoleProducer>
 int InferencePlan::fuse(const Layer& layer, const Shape& output, const std::vector<int>& inputs, int id,
                         const std::vector<int>& step_of, SoleProducer sole_producer) {
@@ -163,8 +163,8 @@ int InferencePlan::fuse(const Layer& layer, const Shape& output, const std::vect
     Step* s = sole_producer(inputs[0]);
     if (!s) return -1;
     Value& v = values_[s->output];
-    if (v.shape == output) {
-      if (!s->kernel->absorb(layer)) return -1;
+    if (v.shape == output && s->kernel->absorb(layer)) {
+      // the step's output is the call's
     } else if (std::unique_ptr<PlanStep> merged =
                    known_dims(output) ? s->kernel->merge_next(layer, output) : nullptr) {
       s->kernel = std::move(merged);  // its value, read by this call alone, now holds the call's output

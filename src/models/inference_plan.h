@@ -26,7 +26,8 @@
 // matmul choose their algorithm by the number of rows), on every thread, except where a step runs
 // several layers in one kernel (a BatchNormalization folded into a convolution's weights, a residual Add
 // and relu as oneDNN post-ops, a ZeroPadding as the following convolution's or max pooling's own
-// padding): then exact() is false and results move by round-off.
+// padding): then exact() is false and results move by round-off (a max pooling's by the sign of a zero
+// or which NaN comes out).
 //
 // A graph is planned only when every call in it is one the plan takes (plan_steps.cpp lists them) and
 // nothing in it depends on the call (fixed training=, masks, options); why one is not is kept. A graph
@@ -76,8 +77,8 @@ class PlanStep {
   virtual bool absorb_add(float /*scale*/) { return false; }
   // A step that runs this one and `next` (the only reader of this step's output, whose output has
   // the shape `output`) as one kernel, to replace this one; null when there is none. A ZeroPadding
-  // before a convolution or a MaxPooling: that layer pads its input itself, and the padded copy is
-  // never made.
+  // before a convolution or a MaxPooling with padding "valid": that layer pads its input itself, and
+  // the padded copy is never made.
   virtual std::unique_ptr<PlanStep> merge_next(const Layer& /*next*/, const Shape& /*output*/) const {
     return nullptr;
   }

@@ -64,13 +64,20 @@ class PerRows {
   mutable std::deque<Kept> kept_;
 };
 
-std::string geometry_str(const Shape& x, int64_t rows) {
+using Pads = std::vector<std::pair<int64_t, int64_t>>;  // zeros before and after, per axis
+
+// The step's input for the dispatch log: x (as the layer sees it) less the padding the step adds itself.
+std::string geometry_str(const Shape& x, int64_t rows, const Pads& padding = {}) {
   Shape s = x;
   s[0] = rows;
-  return "x=" + shape_str(s);
+  std::string pads;
+  for (size_t a = 1; a < padding.size(); ++a) {
+    s[a] -= padding[a].first + padding[a].second;
+    pads += (a > 1 ? ", (" : "(") + std::to_string(padding[a].first) + ", " +
+            std::to_string(padding[a].second) + ")";
+  }
+  return "x=" + shape_str(s) + (padding.empty() ? "" : " zero_padding=(" + pads + ")");
 }
-
-using Pads = std::vector<std::pair<int64_t, int64_t>>;  // zeros before and after, per axis
 
 // A convolution's or pooling's geometry made for an input with `padding` (per axis of it, on spatial
 // axes only), made for the input without it: the kernel's own zero padding takes it instead.
@@ -201,7 +208,8 @@ class ConvStep : public PlanStep {
       p->dnnl = kernels::dnnl_conv_plan(p->g, p->kernel_data(parts_), p->bias_data(parts_), &why_not, ops);
       if (p->dnnl) p->folded.reset();
       if (kernels::dispatch_verbose())
-        kernels::log_dispatch("plan_conv", geometry_str(x_, rows), p->dnnl ? "onednn" : "ref", why_not);
+        kernels::log_dispatch("plan_conv", geometry_str(x_, rows, padding_), p->dnnl ? "onednn" : "ref",
+                              why_not);
       return std::shared_ptr<const Prepared>(std::move(p));
     });
   }
@@ -280,7 +288,8 @@ class PoolStep : public PlanStep {
       std::string why_not;
       p->dnnl = kernels::dnnl_pool_plan(p->g, &why_not);
       if (kernels::dispatch_verbose())
-        kernels::log_dispatch("plan_pool", geometry_str(x_, rows), p->dnnl ? "onednn" : "ref", why_not);
+        kernels::log_dispatch("plan_pool", geometry_str(x_, rows, padding_), p->dnnl ? "onednn" : "ref",
+                              why_not);
       return std::shared_ptr<const Prepared>(std::move(p));
     });
   }

@@ -190,6 +190,40 @@ TEST(InferencePlanConv, AZeroPaddingBeforeAConvolutionOrMaxPoolingIsItsOwnPaddin
     EXPECT_EQ(m.output_shapes()[0], (Shape{-1, 4, 4, 3}));
     expect_plan_matches_graph(m);
   }
+  {  // a padding that keeps the shape, then the convolution takes in the residual Add and relu after it;
+     // dilation, groups, asymmetric channels_first padding, MaxPooling3D
+    auto x = Input({6, 6, 4}, {{"name", "x"}});
+    auto c = layers::Conv2D({{"filters", 4}, {"kernel_size", 3}, {"name", "c"}})(
+        layers::ZeroPadding2D({{"padding", 1}, {"name", "zp"}})(x));
+    auto r =
+        layers::Activation({{"activation", "relu"}, {"name", "r"}})(layers::Add({{"name", "add"}})({x, c}));
+    auto d = layers::Conv2D(
+        {{"filters", 6}, {"kernel_size", 3}, {"dilation_rate", 2}, {"groups", 2}, {"name", "d"}})(
+        layers::ZeroPadding2D(
+            {{"padding", Json::array({Json::array({2, 1}), Json::array({0, 3})})}, {"name", "zd"}})(r));
+    auto y = Input({2, 5, 7}, {{"name", "y"}});
+    auto f = layers::Conv2D({{"filters", 3},
+                             {"kernel_size", 2},
+                             {"strides", 2},
+                             {"data_format", "channels_first"},
+                             {"name", "f"}})(
+        layers::ZeroPadding2D({{"padding", Json::array({Json::array({0, 2}), Json::array({3, 1})})},
+                               {"data_format", "channels_first"},
+                               {"name", "zf"}})(y));
+    auto z = Input({3, 4, 5, 2}, {{"name", "z"}});
+    auto p3 = layers::MaxPooling3D({{"pool_size", 2}, {"name", "p3"}})(
+        layers::ZeroPadding3D({{"padding", Json::array({1, 0, 2})}, {"name", "z3"}})(z));
+    std::vector<std::pair<Model, size_t>> models = {
+        {Model({x}, {d}), 2u}, {Model({y}, {f}), 1u}, {Model({z}, {p3}), 1u}};
+    for (auto& [m, steps] : models) {
+      SCOPED_TRACE(m.layers().back()->name());
+      perturb_weights(m, 0.2f);
+      ASSERT_NE(graph_of(m).inference_plan(), nullptr) << graph_of(m).why_not_planned();
+      EXPECT_EQ(graph_of(m).inference_plan()->steps(), steps);
+      expect_plan_matches_graph(m);
+    }
+    EXPECT_EQ(graph_of(models[0].first).inference_plan()->fused(), 1u + 2u + 1u);  // zp, add and r into c; zd
+  }
   {  // padding wider than the kernel: the outputs it alone covers are the bias
     auto x = Input({5, 4, 2}, {{"name", "x"}});
     auto h = layers::ZeroPadding2D({{"padding", 3}, {"name", "zp"}})(x);
