@@ -79,8 +79,8 @@ std::string geometry_str(const Shape& x, int64_t rows, const Pads& padding = {})
   return "x=" + shape_str(s) + (padding.empty() ? "" : " zero_padding=(" + pads + ")");
 }
 
-// A convolution's or pooling's geometry made for an input with `padding` (per axis of it, on spatial
-// axes only), made for the input without it: the kernel's own zero padding takes it instead.
+// Turns a convolution's or pooling's geometry for a padded input (`padding` per axis of it, on spatial
+// axes only) into the geometry for the input without it: the kernel's own zero padding adds the zeros.
 template <typename Geometry>
 void unpad(Geometry& g, const Pads& padding, bool channels_first) {
   if (padding.empty()) return;
@@ -320,13 +320,17 @@ class GlobalPoolStep : public PlanStep {
 class PadStep : public PlanStep {
  public:
   static constexpr size_t kMaxRank = 5;  // ZeroPadding3D's input
-  PadStep(const Shape& x, const Pads& pads) : shape_(x), pads_(pads) {
+  PadStep(const Shape& x, const Pads& pads) : shape_(x) {
     for (const auto& [b, a] : pads) before_.push_back(b), after_.push_back(a);
   }
   std::unique_ptr<PlanStep> merge_next(const Layer& next, const Shape& output) const override {
+    const size_t rank = shape_.size();
     Shape padded = shape_;
-    for (size_t a = 1; a < padded.size(); ++a) padded[a] += before_[a] + after_[a];
-    const size_t rank = padded.size();
+    Pads pads(rank);
+    for (size_t a = 0; a < rank; ++a) {
+      pads[a] = {before_[a], after_[a]};
+      if (a > 0) padded[a] += before_[a] + after_[a];
+    }
     // Whether the padding is on the spatial axes alone of a layer with this data format.
     auto spatial_only = [&](bool channels_first) {
       const size_t first = channels_first ? 2 : 1;
@@ -337,12 +341,12 @@ class PadStep : public PlanStep {
     layers::ConvParts conv;
     if (layers::conv_parts(next, padded, &conv) && conv.kernel_shape.size() == rank &&
         spatial_only(conv.options.channels_first))
-      return std::make_unique<ConvStep>(conv, padded, output, pads_);
+      return std::make_unique<ConvStep>(conv, padded, output, pads);
     layers::PoolParts pool;  // ResNet's pool1_pad and pool1_pool
     if (layers::pool_parts(next, &pool) && pool.mode == ops::PoolMode::max &&
         pool.padding == ops::Padding::valid && pool.pool_size.size() + 2 == rank &&
         spatial_only(pool.channels_first))
-      return std::make_unique<PoolStep>(pool, padded, pads_);
+      return std::make_unique<PoolStep>(pool, padded, pads);
     return nullptr;
   }
   void run(const float* const* in, float* out, int64_t rows, float*) const override {
@@ -355,7 +359,6 @@ class PadStep : public PlanStep {
 
  private:
   Shape shape_;
-  Pads pads_;
   std::vector<int64_t> before_, after_;
 };
 
