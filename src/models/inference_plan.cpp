@@ -35,6 +35,15 @@ struct InferencePlan::Workspace {
 
 InferencePlan::~InferencePlan() { delete spare_.load(); }
 
+namespace {
+// Whether every dim of `shape` but the batch is known.
+bool known_dims(const Shape& shape) {
+  return shape.size() >= 2 && std::all_of(shape.begin() + 1, shape.end(), [](int64_t d) { return d >= 0; });
+}
+// A value's floats per row.
+int64_t width_of(const Shape& shape) { return shape_size(Shape(shape.begin() + 1, shape.end())); }
+}  // namespace
+
 std::unique_ptr<InferencePlan> InferencePlan::compile(const Functional& g, std::string* why) {
   const char* env = std::getenv("KERASCPP_PLAN");
   if (env && (std::strcmp(env, "0") == 0 || std::strcmp(env, "off") == 0)) {
@@ -75,14 +84,13 @@ std::unique_ptr<InferencePlan> InferencePlan::compile(const Functional& g, std::
              (shape.empty() ? std::string("a scalar") : "rank " + std::to_string(shape.size())) + ")";
       return -1;
     }
-    for (size_t d = 1; d < shape.size(); ++d)
-      if (shape[d] < 0) {
-        *why = "a tensor of shape " + shape_str(shape) + " has a dimension known only when called";
-        return -1;
-      }
+    if (!known_dims(shape)) {
+      *why = "a tensor of shape " + shape_str(shape) + " has a dimension known only when called";
+      return -1;
+    }
     Value v;
     v.shape = shape;
-    v.width = shape_size(Shape(shape.begin() + 1, shape.end()));
+    v.width = width_of(shape);
     v.root = static_cast<int>(plan->values_.size());
     plan->values_.push_back(std::move(v));
     step_of.push_back(-1);
@@ -145,13 +153,6 @@ std::unique_ptr<InferencePlan> InferencePlan::compile(const Functional& g, std::
   return plan;
 }
 
-namespace {
-// Whether every dim of `shape` but the batch is known.
-bool known_dims(const Shape& shape) {
-  return shape.size() >= 2 && std::all_of(shape.begin() + 1, shape.end(), [](int64_t d) { return d >= 0; });
-}
-}  // namespace
-
 // Takes the call of `layer` (node id) on `inputs` into the step that writes its input, when that step
 // can run it inside its kernel: a layer after a step that absorbs it or merges with it (then a step of
 // another kind takes its place), or an Add (or CustomScaleLayer) of a step's output and a value
@@ -169,7 +170,7 @@ int InferencePlan::fuse(const Layer& layer, const Shape& output, const std::vect
                    known_dims(output) ? s->kernel->merge_next(layer, output) : nullptr) {
       s->kernel = std::move(merged);  // its value, read by this call alone, now holds the call's output
       v.shape = output;
-      v.width = shape_size(Shape(output.begin() + 1, output.end()));
+      v.width = width_of(output);
     } else {
       return -1;
     }
